@@ -1,0 +1,70 @@
+import CVips
+import Foundation
+
+/// A source photo decoded once: upright, sRGB (or 8-bit greyscale), metadata-free by the time it is
+/// saved, its pixels in memory. Every output — the upload image, each thumbnail — is derived from
+/// this without touching the file again.
+public struct DecodedImage: Sendable {
+    let image: VipsImageHandle
+    /// The source's header, as read before decoding.
+    public let source: ImageHeader
+
+    public var width: Int { image.width }
+    public var height: Int { image.height }
+    public var longEdge: Int { max(width, height) }
+
+    /// Decodes `path` straight to at most `maxEdge` on its longest side using shrink-on-load
+    /// (JPEG DCT scaling, HEIF/WebP scaled decode), which is both faster and far leaner than a full
+    /// decode followed by a resize.
+    public static func decode(file path: String, maxEdge: Int, maxPixels: Int) throws(ImagePipelineError) -> DecodedImage {
+        let header = try ImageHeader.read(file: path)
+        guard header.pixelCount <= maxPixels else {
+            throw .tooManyPixels(width: header.width, height: header.height, limit: maxPixels)
+        }
+        // An embedded profile (Display P3, Adobe RGB) or CMYK needs a real colour transform; stripping
+        // the profile from unconverted pixels would shift every colour. Greyscale stays greyscale.
+        let exportProfile: String? = header.isCMYKOrProfiled ? "srgb" : nil
+        let loaded = try VipsImageHandle.make({ .decodeFailed($0) }) { out in
+            mi_thumbnail(path, out, Int32(maxEdge), Int32(maxEdge), VIPS_INTERESTING_NONE, exportProfile, VIPS_FAIL_ON_ERROR)
+        }
+        let normalised = try loaded.normalisedTo8BitDisplay()
+        // fail_on only takes effect while pixels are read: a truncated JPEG fails here, not as grey.
+        return DecodedImage(image: try normalised.materialized(), source: header)
+    }
+
+    /// A copy resized to fit `edge`, for budget shrinking and thumbnails; pixels stay in memory.
+    func fitting(edge: Int, crop: VipsInteresting = VIPS_INTERESTING_NONE) throws(ImagePipelineError) -> DecodedImage {
+        let resized = try image.then { mi_thumbnail_image($0, $1, Int32(edge), Int32(edge), crop) }
+        return DecodedImage(image: try resized.materialized(), source: source)
+    }
+
+    /// The pixels ready for a given encoding: JPEG gets transparent areas flattened onto white.
+    func pixels(for format: OutputFormat) throws(ImagePipelineError) -> VipsImageHandle {
+        guard image.hasAlpha, !format.keepsAlpha else { return image }
+        return try image.then { mi_flatten($0, $1, 255, 255) }.materialized()
+    }
+}
+
+extension VipsImageHandle {
+    /// Brings any decoded image to 8-bit sRGB, or 8-bit greyscale for grey sources, keeping alpha.
+    /// 16-bit TIFF/PNG and images without a profile come out of the loader in their own space.
+    func normalisedTo8BitDisplay() throws(ImagePipelineError) -> VipsImageHandle {
+        let grey = interpretation == VIPS_INTERPRETATION_B_W || interpretation == VIPS_INTERPRETATION_GREY16
+        let target = grey ? VIPS_INTERPRETATION_B_W : VIPS_INTERPRETATION_sRGB
+        var image = self
+        if image.interpretation != target {
+            image = try image.then { mi_colourspace($0, $1, target) }
+        }
+        if image.format != VIPS_FORMAT_UCHAR {
+            image = try image.then { mi_cast_uchar($0, $1) }
+        }
+        // Loaders can report more bands than the space has (CMYK leftovers, extra alpha planes):
+        // keep colour plus at most one alpha.
+        let colourBands = grey ? 1 : 3
+        let wanted = colourBands + (image.hasAlpha ? 1 : 0)
+        if image.bands > wanted {
+            image = try image.then { mi_extract_band($0, $1, 0, Int32(wanted)) }
+        }
+        return image
+    }
+}

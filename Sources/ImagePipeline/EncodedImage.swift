@@ -1,0 +1,20 @@
+import Foundation
+
+/// An image ready to upload or write: its bytes and what a caller needs to describe them.
+public struct EncodedImage: Sendable, Equatable {
+    public let data: Data
+    public let format: OutputFormat
+    public let width: Int
+    public let height: Int
+    /// The JPEG/WebP quality chosen, nil for PNG.
+    public let quality: Int?
+    /// How many encodes the byte-budget search spent.
+    public let encodes: Int
+    /// Things the user should know that did not stop the image (a PNG that had to become a JPEG).
+    public let warnings: [String]
+    /// The source's stem with the right extension, e.g. `IMG_0001.jpg` for `IMG_0001.HEIC`.
+    public var suggestedFilename: String
+
+    public var mimeType: String { format.mimeType }
+    public var byteCount: Int { data.count }
+}

@@ -1,0 +1,12 @@
+/// A short, stable hash for settings strings. Not cryptographic: it only has to notice a change.
+enum Fingerprint {
+    static func hex(_ text: String) -> String {
+        var hash: UInt64 = 0xcbf2_9ce4_8422_2325 // FNV-1a, 64 bit
+        for byte in text.utf8 {
+            hash ^= UInt64(byte)
+            hash = hash &* 0x0000_0100_0000_01b3
+        }
+        let digits = String(hash, radix: 16)
+        return String(repeating: "0", count: 16 - digits.count) + digits
+    }
+}

@@ -1,0 +1,25 @@
+/// Encodings the pipeline writes. The OpenMarket server takes JPEG and PNG; WebP is for local thumbnails.
+public enum OutputFormat: String, Sendable, Codable, CaseIterable {
+    case jpeg
+    case png
+    case webp
+
+    public var mimeType: String {
+        switch self {
+        case .jpeg: "image/jpeg"
+        case .png: "image/png"
+        case .webp: "image/webp"
+        }
+    }
+
+    public var fileExtension: String {
+        switch self {
+        case .jpeg: "jpg"
+        case .png: "png"
+        case .webp: "webp"
+        }
+    }
+
+    /// JPEG has no alpha channel: transparent areas are flattened onto white, never left black.
+    var keepsAlpha: Bool { self != .jpeg }
+}

@@ -1,0 +1,109 @@
+import CVips
+import Foundation
+
+/// Owns one reference to a `VipsImage`. libvips images are immutable once built, so a handle may be
+/// read from any thread; `deinit` drops the reference, so no error path can leak one.
+final class VipsImageHandle: @unchecked Sendable {
+    let pointer: UnsafeMutablePointer<VipsImage>
+
+    init(taking pointer: UnsafeMutablePointer<VipsImage>) {
+        self.pointer = pointer
+    }
+
+    deinit {
+        g_object_unref(pointer)
+    }
+
+    var width: Int { Int(vips_image_get_width(pointer)) }
+    var height: Int { Int(vips_image_get_height(pointer)) }
+    var bands: Int { Int(vips_image_get_bands(pointer)) }
+    var format: VipsBandFormat { vips_image_get_format(pointer) }
+    var interpretation: VipsInterpretation { vips_image_get_interpretation(pointer) }
+    var hasAlpha: Bool { vips_image_hasalpha(pointer) != 0 }
+
+    /// Runs one libvips operation that produces an image, turning its status into a typed error.
+    static func make(
+        _ failure: (String) -> ImagePipelineError,
+        _ operation: (UnsafeMutablePointer<UnsafeMutablePointer<VipsImage>?>) -> Int32
+    ) throws(ImagePipelineError) -> VipsImageHandle {
+        var out: UnsafeMutablePointer<VipsImage>?
+        guard operation(&out) == 0, let out else {
+            throw failure(VipsRuntime.takeErrorMessage())
+        }
+        return VipsImageHandle(taking: out)
+    }
+
+    /// Applies an operation to this image.
+    func then(
+        _ failure: (String) -> ImagePipelineError = ImagePipelineError.processingFailed,
+        _ operation: (UnsafeMutablePointer<VipsImage>, UnsafeMutablePointer<UnsafeMutablePointer<VipsImage>?>) -> Int32
+    ) throws(ImagePipelineError) -> VipsImageHandle {
+        try Self.make(failure) { operation(pointer, $0) }
+    }
+
+    /// Computes every pixel into memory. libvips pipelines are lazy: decode errors (a truncated file)
+    /// surface here, and later encodes of the result never decode the source again.
+    func materialized() throws(ImagePipelineError) -> VipsImageHandle {
+        guard let copy = vips_image_copy_memory(pointer) else {
+            throw .decodeFailed(VipsRuntime.takeErrorMessage())
+        }
+        return VipsImageHandle(taking: copy)
+    }
+
+    /// Runs a saver that fills a g_malloc'ed buffer and copies it into `Data`.
+    func save(
+        _ operation: (UnsafeMutablePointer<VipsImage>, UnsafeMutablePointer<UnsafeMutableRawPointer?>, UnsafeMutablePointer<Int>) -> Int32
+    ) throws(ImagePipelineError) -> Data {
+        var buffer: UnsafeMutableRawPointer?
+        var length = 0
+        guard operation(pointer, &buffer, &length) == 0, let buffer else {
+            throw .encodeFailed(VipsRuntime.takeErrorMessage())
+        }
+        defer { g_free(buffer) }
+        return Data(bytes: buffer, count: length)
+    }
+
+    /// Names of every metadata field attached to the image (EXIF tags, ICC, XMP, ...).
+    var fieldNames: [String] {
+        guard let fields = vips_image_get_fields(pointer) else { return [] }
+        defer { g_strfreev(fields) }
+        var names: [String] = []
+        var cursor = fields
+        while let name = cursor.pointee {
+            names.append(String(cString: name))
+            cursor += 1
+        }
+        return names
+    }
+
+    func string(_ field: String) -> String? {
+        guard vips_image_get_typeof(pointer, field) != 0 else { return nil }
+        var value: UnsafePointer<CChar>?
+        guard vips_image_get_string(pointer, field, &value) == 0, let value else { return nil }
+        return String(cString: value)
+    }
+
+    func int(_ field: String) -> Int? {
+        guard vips_image_get_typeof(pointer, field) != 0 else { return nil }
+        var value: Int32 = 0
+        guard vips_image_get_int(pointer, field, &value) == 0 else { return nil }
+        return Int(value)
+    }
+
+    func blob(_ field: String) -> Data? {
+        guard vips_image_get_typeof(pointer, field) != 0 else { return nil }
+        var data: UnsafeRawPointer?
+        var length = 0
+        guard vips_image_get_blob(pointer, field, &data, &length) == 0, let data else { return nil }
+        return Data(bytes: data, count: length)
+    }
+
+    /// Drops metadata fields in place. Only valid on an image this process created and has not
+    /// shared yet (libvips images are otherwise immutable): used before saving WebP, whose `strip`
+    /// is broken on 8.14.
+    func removeFields(where shouldRemove: (String) -> Bool) {
+        for name in fieldNames where shouldRemove(name) {
+            vips_image_remove(pointer, name)
+        }
+    }
+}

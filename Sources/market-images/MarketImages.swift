@@ -1,0 +1,35 @@
+import ArgumentParser
+import Foundation
+
+@main
+struct MarketImages: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "market-images",
+        abstract: "Get product photos from a camera roll onto an OpenMarket server.",
+        discussion: """
+        Photos are made upright, converted to sRGB, stripped of EXIF/GPS and encoded under the server's \
+        byte limit at the best quality that fits.
+
+        EXAMPLES:
+          market-images prepare photos/ --out ready/
+          market-images inspect photos/sku-123/IMG_0001.HEIC
+
+        Exit status: 0 all good, 1 some inputs failed, 2 usage error.
+        """,
+        subcommands: [Prepare.self, Inspect.self]
+    )
+
+    /// ArgumentParser exits 64 (EX_USAGE) on usage errors; this tool promises 2, like most Unix tools.
+    static func main() {
+        do {
+            var command = try parseAsRoot()
+            try command.run()
+        } catch {
+            if exitCode(for: error) == .validationFailure {
+                Terminal.standardError.write(fullMessage(for: error) + "\n")
+                Foundation.exit(2)
+            }
+            exit(withError: error)
+        }
+    }
+}
