@@ -14,7 +14,7 @@ struct BudgetEncoder {
     func encode(_ decoded: DecodedImage, stem: String) throws(ImagePipelineError) -> EncodedImage {
         var warnings: [String] = []
         if options.format == .png {
-            let png = try decoded.pixels(for: .png).save { mi_pngsave_buffer($0, $1, $2) }
+            let png = try decoded.pixels(for: .png).pngData()
             if png.count <= options.maxBytes {
                 return EncodedImage(data: png, format: .png, width: decoded.width, height: decoded.height,
                                     quality: nil, encodes: 1, warnings: [], suggestedFilename: stem + ".png")
@@ -28,7 +28,7 @@ struct BudgetEncoder {
             let pixels = try image.pixels(for: .jpeg)
             var best: (quality: Int, data: Data)?
             let outcome = try search.run { quality throws(ImagePipelineError) in
-                let data = try pixels.save { mi_jpegsave_buffer($0, $1, $2, Int32(quality)) }
+                let data = try pixels.jpegData(quality: quality)
                 if data.count <= options.maxBytes, quality > best?.quality ?? Int.min { best = (quality, data) }
                 return data.count
             }

@@ -68,3 +68,25 @@ extension VipsImageHandle {
         return image
     }
 }
+
+extension VipsImageHandle {
+    func jpegData(quality: Int) throws(ImagePipelineError) -> Data {
+        try save { mi_jpegsave_buffer($0, $1, $2, Int32(quality)) }
+    }
+
+    func pngData() throws(ImagePipelineError) -> Data {
+        try save { mi_pngsave_buffer($0, $1, $2) }
+    }
+
+    /// Mean value of each band over a rectangle, so tests judge orientation, colour and flattening
+    /// by looking at pixels rather than at metadata.
+    func meanBands(x: Int, y: Int, width: Int, height: Int) throws(ImagePipelineError) -> [Double] {
+        let region = try then { mi_crop($0, $1, Int32(x), Int32(y), Int32(width), Int32(height)) }
+        return try (0..<bands).map { band throws(ImagePipelineError) in
+            let single = try region.then { mi_extract_band($0, $1, Int32(band), 1) }
+            var mean = 0.0
+            guard mi_avg(single.pointer, &mean) == 0 else { throw .processingFailed(VipsRuntime.takeErrorMessage()) }
+            return mean
+        }
+    }
+}

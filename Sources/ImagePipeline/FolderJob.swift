@@ -9,14 +9,18 @@ public struct FolderJob: Sendable {
     public var jobs: Int
     /// Redo every photo even when the manifest says its output is current.
     public var force: Bool
+    /// Products with more photos than this are prepared, with a warning (the server's limit).
+    public var photosPerProductLimit: Int?
 
     public init(inputs: [String], outputFolder: String, options: PrepareOptions = PrepareOptions(),
-                jobs: Int = ProcessInfo.processInfo.activeProcessorCount, force: Bool = false) {
+                jobs: Int = ProcessInfo.processInfo.activeProcessorCount, force: Bool = false,
+                photosPerProductLimit: Int? = nil) {
         self.inputs = inputs
         self.outputFolder = outputFolder
         self.options = options
         self.jobs = jobs
         self.force = force
+        self.photosPerProductLimit = photosPerProductLimit
     }
 }
 

@@ -25,18 +25,22 @@ public struct FolderProcessor: Sendable {
 
         let scan = ProductScanner().scan(job.inputs)
         var report = FolderReport(outputFolder: folder)
-        report.warnings = scan.warnings + scan.products.filter { $0.photos.count > Self.serverImageLimit }.map {
-            "\($0.name.isEmpty ? "(loose photos)" : $0.name): \($0.photos.count) photos; the server takes at most \(Self.serverImageLimit) per product"
+        report.warnings = scan.warnings
+        if let limit = job.photosPerProductLimit {
+            report.warnings += scan.products.filter { $0.photos.count > limit }.map {
+                "\($0.name.isEmpty ? "(loose photos)" : $0.name): \($0.photos.count) photos; the server takes at most \(limit) per product"
+            }
         }
         report.failed = scan.unreadable.map { Manifest.Failure(source: $0.input, error: $0.reason) }
 
         let previous = Manifest.load(from: folder)
+        let previousBySource = Dictionary((previous?.outputs ?? []).map { ($0.source, $0) }, uniquingKeysWith: { $1 })
         let settings = job.options.fingerprint
         let photos = scan.photos
         var pending: [Int] = []
         var outcomes = [Outcome?](repeating: nil, count: photos.count)
         for (index, photo) in photos.enumerated() {
-            if !job.force, let entry = previous?.outputs.first(where: { $0.source == photo.path }),
+            if !job.force, let entry = previousBySource[photo.path],
                entry.settingsFingerprint == settings,
                entry.sourceFingerprint == SourceFingerprint.of(photo.path),
                Self.fileSize((folder as NSString).appendingPathComponent(entry.output)) == entry.bytes {
@@ -73,9 +77,6 @@ public struct FolderProcessor: Sendable {
         }
         return report
     }
-
-    /// The OpenMarket server's per-product maximum; more photos are prepared but warned about.
-    static let serverImageLimit = 5
 
     private func process(_ photo: SourcePhoto, preparer: ImagePreparer, settings: String, folder: String) -> Outcome {
         // Fingerprint before reading, so a photo replaced mid-run is redone next time.

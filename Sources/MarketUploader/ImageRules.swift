@@ -1,6 +1,7 @@
 import Foundation
 
-/// What the OpenMarket server accepts as product images, in all three dialects.
+/// What the OpenMarket server accepts as product images, in all three dialects. Checked before
+/// anything is sent, against the bytes themselves rather than the file name.
 public struct ImageRules: Sendable, Equatable {
     /// Images per product on register (and on a G1 edit that carries images).
     public var countRange: ClosedRange<Int> = 1...5
@@ -8,4 +9,40 @@ public struct ImageRules: Sendable, Equatable {
     public var maxBytes: Int = 300_000
 
     public init() {}
+
+    /// Every rule one image breaks, each phrased so the user knows what to change.
+    public func violations(filename: String, data: Data) -> [String] {
+        var problems: [String] = []
+        if data.count > maxBytes {
+            problems.append("\(filename): \(data.count) bytes, over the server's limit of \(maxBytes); run it through `market-images prepare`")
+        }
+        guard let type = ImageType(sniffing: data) else {
+            problems.append("\(filename): not a JPEG or PNG by its content; the server takes only those")
+            return problems
+        }
+        let ext = (filename as NSString).pathExtension.lowercased()
+        if !type.extensions.contains(ext) {
+            problems.append("\(filename): the content is \(type.rawValue.uppercased()) but the name ends in \"\(ext.isEmpty ? "(no extension)" : "." + ext)\"; the server keeps the extension it is given")
+        }
+        return problems
+    }
+}
+
+/// The two formats the server stores, recognised by their signatures.
+public enum ImageType: String, Sendable {
+    case jpeg
+    case png
+
+    public init?(sniffing data: Data) {
+        if data.starts(with: [0xFF, 0xD8, 0xFF]) {
+            self = .jpeg
+        } else if data.starts(with: [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]) {
+            self = .png
+        } else {
+            return nil
+        }
+    }
+
+    public var mimeType: String { "image/\(rawValue)" }
+    var extensions: Set<String> { self == .jpeg ? ["jpg", "jpeg"] : ["png"] }
 }

@@ -92,7 +92,7 @@ struct Inspect: ParsableCommand {
         }
         if let output = finding.output {
             let quality = output.quality.map { " at Q\($0)" } ?? ""
-            lines.append("  result:      \(output.format.rawValue.uppercased()) \(output.width)×\(output.height)\(quality), \(output.bytes) bytes, \(output.encodes) encodes")
+            lines.append("  result:      \(output.format.rawValue.uppercased()) \(output.width)×\(output.height)\(quality), \(output.bytes) bytes, \(output.encodes) encode\(output.encodes == 1 ? "" : "s")")
         }
         if let error = finding.error { lines.append("  error:       \(error)") }
         return lines.joined(separator: "\n") + "\n"

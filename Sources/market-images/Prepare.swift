@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import ImagePipeline
+import MarketUploader
 
 struct Prepare: ParsableCommand {
     static let configuration = CommandConfiguration(
@@ -49,7 +50,8 @@ struct Prepare: ParsableCommand {
     func run() throws {
         let stderr = Terminal.standardError
         let progress = ProgressDisplay(enabled: !quiet)
-        let job = FolderJob(inputs: inputs, outputFolder: out, options: image.prepareOptions, jobs: jobs, force: force)
+        let job = FolderJob(inputs: inputs, outputFolder: out, options: image.prepareOptions, jobs: jobs, force: force,
+                            photosPerProductLimit: ImageRules().countRange.upperBound)
         let report = try FolderProcessor(job: job).run { event in
             switch event {
             case .planned(let pending, _): progress.start(total: pending)
@@ -71,7 +73,7 @@ struct Prepare: ParsableCommand {
 
     static func describe(_ output: Manifest.Output) -> String {
         let quality = output.quality.map { "Q\($0)" } ?? output.format.rawValue.uppercased()
-        return "\(output.output)  \(output.width)×\(output.height)  \(quality)  \(output.bytes) bytes  (\(output.encodes) encodes)"
+        return "\(output.output)  \(output.width)×\(output.height)  \(quality)  \(output.bytes) bytes  (\(output.encodes) encode\(output.encodes == 1 ? "" : "s"))"
     }
 
     static func summary(_ report: FolderReport) -> String {

@@ -1,0 +1,109 @@
+import XCTest
+@testable import ImagePipeline
+
+/// Step 3 and 4: every output is 8-bit sRGB (or greyscale) and transparency lands on white.
+final class ColourTests: XCTestCase {
+    func testCMYKBecomesThreeBandSRGBWithOrWithoutProfile() throws {
+        let folder = try temporaryFolder(self)
+        let tagged = try readBack(try ImagePreparer().prepare(file: Fixture.path("color/Channel_digital_image_CMYK_color.jpg")).data, in: folder)
+        let untagged = try readBack(try ImagePreparer().prepare(file: Fixture.path("color/Channel_digital_image_CMYK_color_no_profile.jpg")).data, in: folder)
+        for output in [tagged, untagged] {
+            XCTAssertEqual(output.header.bands, 3)
+            XCTAssertEqual(output.header.interpretation, "srgb")
+        }
+        // The embedded SWOP profile and libvips' fallback CMYK profile agree closely on the same pixels;
+        // CMYK values saved as if they were RGB would be inverted and far apart.
+        XCTAssertLessThan(largestDifference(try tagged.image.grid(), try untagged.image.grid()), 25)
+    }
+
+    func testGreyscaleStaysOneBand() throws {
+        let folder = try temporaryFolder(self)
+        let output = try readBack(try ImagePreparer().prepare(file: Fixture.path("color/concert.jpg")).data, in: folder)
+        XCTAssertEqual(output.header.bands, 1)
+        XCTAssertEqual(output.header.interpretation, "b-w")
+        XCTAssertEqual([output.image.width, output.image.height], [400, 267])
+    }
+
+    func testSixteenBitTIFFBecomesEightBitWithTheSameColours() throws {
+        let folder = try temporaryFolder(self)
+        let path = Fixture.path("color/tifftag-photoshop.tiff")
+        let output = try readBack(try ImagePreparer().prepare(file: path).data, in: folder)
+        XCTAssertEqual(output.header.bitsPerSample, 8)
+        XCTAssertEqual(output.header.bands, 3)
+        let source = try ImageHeader.read(file: path)
+        XCTAssertEqual(source.bitsPerSample, 16)
+        XCTAssertEqual([output.image.width, output.image.height], [source.width, source.height])
+        let mean = try output.image.mean(x: 0, y: 0, width: output.image.width, height: output.image.height)
+        XCTAssertTrue(mean.allSatisfy { $0 > 5 && $0 < 250 }, "16-bit values must be scaled, not clipped: \(mean)")
+    }
+
+    func testDisplayP3ProfileIsReadAndNotCarriedOver() throws {
+        let path = Fixture.path("photos/iphone_13_pro_max.HEIC")
+        XCTAssertEqual(try ImageHeader.read(file: path).iccProfile, "Display P3")
+        let encoded = try ImagePreparer().prepare(file: path)
+        XCTAssertFalse(ContainerMetadata.kinds(in: encoded.data).contains("ICC"))
+    }
+
+    /// The flag is 50% transparent everywhere: on white its red stripe is pink, on black dark red.
+    func testHalfTransparentFlagIsFlattenedOntoWhite() throws {
+        let folder = try temporaryFolder(self)
+        let output = try readBack(try ImagePreparer().prepare(file: Fixture.path("alpha/Flag_of_the_Netherlands-alpha.png")).data, in: folder)
+        XCTAssertEqual(output.header.bands, 3)
+        let redStripe = try output.image.mean(x: 0, y: 0, width: output.image.width, height: output.image.height / 3 - 10)
+        XCTAssertGreaterThan(redStripe[0], 200)
+        XCTAssertGreaterThan(redStripe[1], 120)
+        let whiteStripe = try output.image.mean(x: 0, y: output.image.height / 3 + 10, width: output.image.width, height: output.image.height / 3 - 20)
+        XCTAssertTrue(whiteStripe.allSatisfy { $0 > 250 }, "\(whiteStripe)")
+    }
+
+    func testFullyTransparentCornersBecomeWhite() throws {
+        let folder = try temporaryFolder(self)
+        for name in ["alpha/alpha-layer-1-fill.png", "alpha/5_webp_a.webp"] {
+            let output = try readBack(try ImagePreparer().prepare(file: Fixture.path(name)).data, in: folder)
+            let corner = try output.image.mean(x: 0, y: 0, width: 8, height: 8)
+            XCTAssertTrue(corner.allSatisfy { $0 > 250 }, "\(name): \(corner)")
+        }
+    }
+
+    func testSixteenBitGreyWithAlphaFlattensToEightBitGrey() throws {
+        let folder = try temporaryFolder(self)
+        let output = try readBack(try ImagePreparer().prepare(file: Fixture.path("alpha/16-bit-grey-alpha.png")).data, in: folder)
+        XCTAssertEqual(output.header.bands, 1)
+        XCTAssertEqual(output.header.bitsPerSample, 8)
+    }
+
+    func testPNGOutputKeepsAlpha() throws {
+        var options = PrepareOptions()
+        options.format = .png
+        let folder = try temporaryFolder(self)
+        let encoded = try ImagePreparer(options: options).prepare(file: Fixture.path("alpha/alpha-layer-1-fill.png"))
+        XCTAssertEqual(encoded.format, .png)
+        XCTAssertEqual(encoded.mimeType, "image/png")
+        XCTAssertEqual(encoded.suggestedFilename, "alpha-layer-1-fill.png")
+        let output = try readBack(encoded.data, in: folder)
+        XCTAssertTrue(output.header.hasAlpha)
+        XCTAssertLessThanOrEqual(encoded.byteCount, options.maxBytes)
+    }
+
+    func testPNGThatCannotFitFallsBackToJPEGWithAWarning() throws {
+        var options = PrepareOptions()
+        options.format = .png
+        let encoded = try ImagePreparer(options: options).prepare(file: Fixture.path("photos/jolla.jpg"))
+        XCTAssertEqual(encoded.format, .jpeg)
+        XCTAssertEqual(encoded.suggestedFilename, "jolla.jpg")
+        XCTAssertEqual(encoded.warnings.count, 1)
+        XCTAssertLessThanOrEqual(encoded.byteCount, options.maxBytes)
+    }
+
+    func testFirstFrameOfAnimatedGIF() throws {
+        let folder = try temporaryFolder(self)
+        let path = Fixture.path("generated/animated.gif")
+        XCTAssertEqual(try ImageHeader.read(file: path).pages, 2)
+        let output = try readBack(try ImagePreparer().prepare(file: path).data, in: folder)
+        XCTAssertEqual([output.image.width, output.image.height], [320, 180])
+        // Frame 2 is frame 1 mirrored: the first frame's left third must match flowers' left third.
+        let flowers = try readBack(try ImagePreparer(options: { var o = PrepareOptions(); o.maxEdge = 320; return o }())
+            .prepare(file: Fixture.path("photos/flowers.jpeg")).data, in: folder)
+        XCTAssertLessThan(largestDifference(try output.image.grid(), try flowers.image.grid()), 15)
+    }
+}

@@ -1,0 +1,108 @@
+import Foundation
+import XCTest
+@testable import ImagePipeline
+
+/// The `market-images` executable as a user runs it: exit codes, streams, JSON, help.
+final class CommandLineTests: XCTestCase {
+    struct Result {
+        var status: Int32
+        var stdout: String
+        var stderr: String
+    }
+
+    /// The executable built next to this test bundle.
+    static let executable: URL = {
+        let candidates = [
+            URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent(),
+            Bundle.main.bundleURL.deletingLastPathComponent(),
+            Bundle(for: CommandLineTests.self).bundleURL.deletingLastPathComponent(),
+        ]
+        return candidates.map { $0.appendingPathComponent("market-images") }
+            .first { FileManager.default.isExecutableFile(atPath: $0.path) } ?? candidates[0]
+    }()
+
+    func runTool(_ arguments: [String], environment: [String: String] = [:]) throws -> Result {
+        let process = Process()
+        process.executableURL = Self.executable
+        process.arguments = arguments
+        process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
+        let out = Pipe(), err = Pipe()
+        process.standardOutput = out
+        process.standardError = err
+        try process.run()
+        // Read both pipes before waiting so a chatty child cannot block on a full pipe.
+        let stdoutData = out.fileHandleForReading.readDataToEndOfFile()
+        let stderrData = err.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        return Result(status: process.terminationStatus, stdout: String(decoding: stdoutData, as: UTF8.self),
+                      stderr: String(decoding: stderrData, as: UTF8.self))
+    }
+
+    func testGoodFolderExitsZeroAndPrintsEachOutput() throws {
+        let folder = try temporaryFolder(self)
+        let result = try runTool(["prepare", Fixture.path("orientation/Landscape_1.jpg"), Fixture.path("photos/DSCN0010.jpg"), "--out", folder])
+        XCTAssertEqual(result.status, 0, result.stderr)
+        XCTAssertTrue(result.stdout.contains("Landscape_1.jpg  600×450  Q92"), result.stdout)
+        XCTAssertTrue(result.stderr.contains("2 written"), result.stderr)
+        XCTAssertFalse(result.stderr.contains("\r"), "no progress display when stderr is not a terminal")
+        XCTAssertFalse(result.stderr.contains("\u{1B}["), "no colour when stderr is not a terminal")
+    }
+
+    func testABadPhotoExitsOneAndNamesTheFile() throws {
+        let folder = try temporaryFolder(self)
+        let result = try runTool(["prepare", Fixture.path("hostile/corrupted.jpg"), Fixture.path("photos/flowers.jpeg"), "--out", folder, "--json"])
+        XCTAssertEqual(result.status, 1)
+        XCTAssertTrue(result.stderr.contains("corrupted.jpg: the image data is damaged or truncated"), result.stderr)
+        let report = try JSONDecoder().decode(FolderReport.self, from: Data(result.stdout.utf8))
+        XCTAssertEqual(report.written.map(\.output), ["flowers.jpg"])
+        XCTAssertEqual(report.failed.count, 1)
+        XCTAssertTrue(FileManager.default.fileExists(atPath: folder + "/flowers.jpg"))
+    }
+
+    func testUsageErrorsExitTwo() throws {
+        XCTAssertEqual(try runTool(["prepare", "x.jpg"]).status, 2, "missing --out")
+        let range = try runTool(["prepare", "x.jpg", "--out", "/tmp/x", "--min-quality", "95", "--max-quality", "80"])
+        XCTAssertEqual(range.status, 2)
+        XCTAssertTrue(range.stderr.contains("--min-quality (95) must not exceed --max-quality (80)"), range.stderr)
+        XCTAssertEqual(try runTool(["prepare", "x.jpg", "--out", "/tmp/x", "--format", "gif"]).status, 2)
+        XCTAssertEqual(try runTool(["frobnicate"]).status, 2)
+    }
+
+    func testEveryCommandsHelpHasExamples() throws {
+        for command in [[], ["prepare"], ["inspect"]] {
+            let help = try runTool(command + ["--help"])
+            XCTAssertEqual(help.status, 0)
+            XCTAssertTrue(help.stdout.contains("EXAMPLES:"), "\(command)")
+        }
+    }
+
+    func testInspectReportsGPSAndWhatPrepareWouldDo() throws {
+        let result = try runTool(["inspect", Fixture.path("photos/DSCN0010.jpg"), Fixture.path("orientation/Landscape_6.jpg")])
+        XCTAssertEqual(result.status, 0, result.stderr)
+        XCTAssertTrue(result.stdout.contains("GPS location!"), result.stdout)
+        XCTAssertTrue(result.stdout.contains("rotate upright (EXIF orientation 6)"), result.stdout)
+        XCTAssertTrue(result.stdout.contains("result:      JPEG 600×450 at Q92"), result.stdout)
+
+        let json = try runTool(["inspect", Fixture.path("hostile/65536-uint32-limit.png"), "--json"])
+        XCTAssertEqual(json.status, 1)
+        let findings = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(json.stdout.utf8)) as? [[String: Any]])
+        XCTAssertTrue((findings[0]["error"] as? String)?.contains("refused before decoding") ?? false)
+    }
+
+    /// 280 megapixels decode through shrink-on-load within the memory a seller's laptop can spare.
+    func testGiantImageStaysWithin300MBWhenAllowed() throws {
+        let folder = try temporaryFolder(self)
+        let result = try runTool(["prepare", Fixture.path("hostile/giant-image.jpg"), "--out", folder, "--max-pixels", "300000000"])
+        XCTAssertEqual(result.status, 0, result.stderr)
+        var usage = rusage()
+        // ru_maxrss is the largest of all children waited for so far: kilobytes on Linux, bytes on macOS.
+        #if os(Linux)
+        getrusage(RUSAGE_CHILDREN.rawValue, &usage)
+        let peakBytes = Int(usage.ru_maxrss) * 1024
+        #else
+        getrusage(RUSAGE_CHILDREN, &usage)
+        let peakBytes = Int(usage.ru_maxrss)
+        #endif
+        XCTAssertLessThan(peakBytes, 300 * 1024 * 1024, "peak RSS \(peakBytes / 1_048_576) MB")
+    }
+}

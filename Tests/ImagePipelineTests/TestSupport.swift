@@ -1,0 +1,100 @@
+import Foundation
+import XCTest
+@testable import ImagePipeline
+
+/// Paths of the real photos in `Tests/Fixtures`.
+enum Fixture {
+    static let root = URL(fileURLWithPath: #filePath)
+        .deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent("Fixtures")
+
+    static func path(_ relative: String) -> String { root.appendingPathComponent(relative).path }
+
+    static let orientations = (1...8).map { path("orientation/Landscape_\($0).jpg") }
+    /// Every fixture a seller could legitimately upload, in every format the pipeline reads.
+    static let photos = [
+        "photos/DSCN0010.jpg", "photos/flowers.jpeg", "photos/iphone_13_pro_max.HEIC", "photos/jolla.jpg",
+        "photos/2569067123_aca715a2ee_o.jpg", "color/Channel_digital_image_CMYK_color.jpg",
+        "color/Channel_digital_image_CMYK_color_no_profile.jpg", "color/concert.jpg", "color/tifftag-photoshop.tiff",
+        "alpha/Flag_of_the_Netherlands-alpha.png", "alpha/alpha-layer-1-fill.png", "alpha/16-bit-grey-alpha.png",
+        "alpha/5_webp_a.webp", "generated/tiff8.tif", "generated/photo.avif", "generated/animated.gif",
+    ].map(path) + orientations
+}
+
+/// A fresh folder per test, removed afterwards.
+func temporaryFolder(_ test: XCTestCase) throws -> String {
+    let url = FileManager.default.temporaryDirectory.appendingPathComponent("market-images-tests-\(UUID().uuidString)")
+    try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
+    test.addTeardownBlock { try? FileManager.default.removeItem(at: url) }
+    return url.path
+}
+
+/// Reads encoded bytes back through a file, the way a viewer or the server would see them.
+func readBack(_ data: Data, in folder: String, name: String = UUID().uuidString) throws -> (header: ImageHeader, image: DecodedImage) {
+    let path = (folder as NSString).appendingPathComponent(name)
+    try data.write(to: URL(fileURLWithPath: path))
+    return (try ImageHeader.read(file: path), try DecodedImage.decode(file: path, maxEdge: 100_000, maxPixels: .max))
+}
+
+/// Metadata found by walking the container itself, independently of libvips: JPEG APPn segments and
+/// PNG ancillary chunks.
+enum ContainerMetadata {
+    static func kinds(in data: Data) -> [String] {
+        let bytes = [UInt8](data)
+        if bytes.starts(with: [0xFF, 0xD8]) { return jpegKinds(bytes) }
+        if bytes.starts(with: [0x89, 0x50, 0x4E, 0x47]) { return pngKinds(bytes) }
+        return ["unknown container"]
+    }
+
+    private static func jpegKinds(_ bytes: [UInt8]) -> [String] {
+        var kinds: [String] = []
+        var offset = 2
+        while offset + 4 <= bytes.count, bytes[offset] == 0xFF {
+            let marker = bytes[offset + 1]
+            if marker == 0xDA || marker == 0xD9 { break } // start of scan: no more metadata segments
+            let length = Int(bytes[offset + 2]) << 8 | Int(bytes[offset + 3])
+            let payload = bytes[(offset + 4)..<min(bytes.count, offset + 2 + length)]
+            let text = String(decoding: payload.prefix(32), as: UTF8.self)
+            switch marker {
+            case 0xE1 where text.hasPrefix("Exif"): kinds.append("EXIF")
+            case 0xE1 where text.hasPrefix("http://ns.adobe.com/xap"): kinds.append("XMP")
+            case 0xE2 where text.hasPrefix("ICC_PROFILE"): kinds.append("ICC")
+            case 0xED: kinds.append("IPTC")
+            case 0xE3...0xEF, 0xFE: kinds.append(String(format: "APP/COM %02X", marker))
+            default: break
+            }
+            offset += 2 + length
+        }
+        return kinds
+    }
+
+    private static func pngKinds(_ bytes: [UInt8]) -> [String] {
+        var kinds: [String] = []
+        var offset = 8
+        while offset + 8 <= bytes.count {
+            let length = bytes[offset..<offset + 4].reduce(0) { $0 << 8 | Int($1) }
+            let type = String(decoding: bytes[offset + 4..<offset + 8], as: UTF8.self)
+            if ["eXIf", "iTXt", "tEXt", "zTXt", "iCCP"].contains(type) { kinds.append(type) }
+            offset += 12 + length
+        }
+        return kinds
+    }
+}
+
+extension DecodedImage {
+    /// Mean colour of each cell in a 3×3 grid: a cheap fingerprint of what the image shows and which
+    /// way up it is.
+    func grid() throws -> [[Double]] {
+        let cellWidth = width / 3, cellHeight = height / 3
+        return try (0..<9).map { cell in
+            try image.meanBands(x: (cell % 3) * cellWidth, y: (cell / 3) * cellHeight, width: cellWidth, height: cellHeight)
+        }
+    }
+
+    func mean(x: Int, y: Int, width: Int, height: Int) throws -> [Double] {
+        try image.meanBands(x: x, y: y, width: width, height: height)
+    }
+}
+
+func largestDifference(_ a: [[Double]], _ b: [[Double]]) -> Double {
+    zip(a, b).flatMap { zip($0, $1).map { abs($0 - $1) } }.max() ?? .infinity
+}
