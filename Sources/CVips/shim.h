@@ -77,14 +77,10 @@ static inline int mi_pngsave_buffer(VipsImage *in, void **buf, size_t *len) {
     return vips_pngsave_buffer(in, buf, len, "compression", 6, "strip", TRUE, NULL);
 }
 
-/// WebP's `strip` does not remove EXIF, XMP or ICC on libvips 8.14, so callers must remove those
-/// fields from the image before saving; `strip` is still passed for newer versions.
+/// WebP's `strip` does not remove EXIF, XMP or ICC on libvips 8.14 (it even writes an EXIF chunk for
+/// an image without one), so callers strip the container afterwards; `strip` is passed for newer versions.
 static inline int mi_webpsave_buffer(VipsImage *in, void **buf, size_t *len, int quality) {
     return vips_webpsave_buffer(in, buf, len, "Q", quality, "strip", TRUE, NULL);
-}
-
-static inline int mi_copy(VipsImage *in, VipsImage **out) {
-    return vips_copy(in, out, NULL);
 }
 
 static inline int mi_avg(VipsImage *in, double *out) {

@@ -13,28 +13,44 @@ public struct DecodedImage: Sendable {
     public var height: Int { image.height }
     public var longEdge: Int { max(width, height) }
 
-    /// Decodes `path` straight to at most `maxEdge` on its longest side using shrink-on-load
-    /// (JPEG DCT scaling, HEIF/WebP scaled decode), which is both faster and far leaner than a full
-    /// decode followed by a resize.
-    public static func decode(file path: String, maxEdge: Int, maxPixels: Int) throws(ImagePipelineError) -> DecodedImage {
+    /// Decodes `path` straight to fit inside a box (upright dimensions) using shrink-on-load (JPEG DCT
+    /// scaling, HEIF/WebP scaled decode), which is both faster and far leaner than a full decode
+    /// followed by a resize. `box` sees the header, so a caller can size it by the photo's shape.
+    public static func decode(
+        file path: String, maxPixels: Int, box: (ImageHeader) -> (width: Int, height: Int)
+    ) throws(ImagePipelineError) -> DecodedImage {
+        try VipsRuntime.$sourcePath.withValue(path) {
+            Result { () throws(ImagePipelineError) in try decodeUnlabelled(file: path, maxPixels: maxPixels, box: box) }
+        }.get()
+    }
+
+    private static func decodeUnlabelled(
+        file path: String, maxPixels: Int, box: (ImageHeader) -> (width: Int, height: Int)
+    ) throws(ImagePipelineError) -> DecodedImage {
         let header = try ImageHeader.read(file: path)
         guard header.pixelCount <= maxPixels else {
             throw .tooManyPixels(width: header.width, height: header.height, limit: maxPixels)
         }
+        let (width, height) = box(header)
         // An embedded profile (Display P3, Adobe RGB) or CMYK needs a real colour transform; stripping
         // the profile from unconverted pixels would shift every colour. Greyscale stays greyscale.
         let exportProfile: String? = header.isCMYKOrProfiled ? "srgb" : nil
         let loaded = try VipsImageHandle.make({ .decodeFailed($0) }) { out in
-            mi_thumbnail(path, out, Int32(maxEdge), Int32(maxEdge), VIPS_INTERESTING_NONE, exportProfile, VIPS_FAIL_ON_ERROR)
+            mi_thumbnail(path, out, Int32(width), Int32(height), VIPS_INTERESTING_NONE, exportProfile, VIPS_FAIL_ON_ERROR)
         }
         let normalised = try loaded.normalisedTo8BitDisplay()
         // fail_on only takes effect while pixels are read: a truncated JPEG fails here, not as grey.
         return DecodedImage(image: try normalised.materialized(), source: header)
     }
 
-    /// A copy resized to fit `edge`, for budget shrinking and thumbnails; pixels stay in memory.
-    func fitting(edge: Int, crop: VipsInteresting = VIPS_INTERESTING_NONE) throws(ImagePipelineError) -> DecodedImage {
-        let resized = try image.then { mi_thumbnail_image($0, $1, Int32(edge), Int32(edge), crop) }
+    /// A copy resized to fit `edge`, for budget shrinking; pixels stay in memory.
+    func fitting(edge: Int) throws(ImagePipelineError) -> DecodedImage {
+        try fitting(box: (edge, edge), crop: VIPS_INTERESTING_NONE)
+    }
+
+    /// A copy resized into a box, cropped to fill it unless `crop` is none; never enlarged.
+    func fitting(box: (width: Int, height: Int), crop: VipsInteresting) throws(ImagePipelineError) -> DecodedImage {
+        let resized = try image.then { mi_thumbnail_image($0, $1, Int32(box.width), Int32(box.height), crop) }
         return DecodedImage(image: try resized.materialized(), source: source)
     }
 

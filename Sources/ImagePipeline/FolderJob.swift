@@ -1,26 +1,29 @@
 import Foundation
 
-/// What `prepare` is asked to do with a set of inputs.
+/// What a folder run is asked to make: upload images (`prepare`), thumbnails (`thumbs`), or both from
+/// the same decode (`prepare --thumbs`).
 public struct FolderJob: Sendable {
     public var inputs: [String]
     public var outputFolder: String
-    public var options: PrepareOptions
+    public var prepare: PrepareOptions?
+    public var thumbnails: ThumbnailOptions?
     /// Photos processed at once. Throughput comes from whole images in parallel, one per core.
-    public var jobs: Int
-    /// Redo every photo even when the manifest says its output is current.
-    public var force: Bool
-    /// Products with more photos than this are prepared, with a warning (the server's limit).
+    public var jobs = ProcessInfo.processInfo.activeProcessorCount
+    /// Redo every photo even when the records say its outputs are current.
+    public var force = false
+    /// Products with more photos than this are processed, with a warning (the server's limit).
     public var photosPerProductLimit: Int?
+    /// Remove thumbnails whose source is gone or that current settings no longer make.
+    public var prune = false
+    /// Report what would be made and pruned; write nothing.
+    public var dryRun = false
 
-    public init(inputs: [String], outputFolder: String, options: PrepareOptions = PrepareOptions(),
-                jobs: Int = ProcessInfo.processInfo.activeProcessorCount, force: Bool = false,
-                photosPerProductLimit: Int? = nil) {
+    public init(inputs: [String], outputFolder: String, prepare: PrepareOptions? = PrepareOptions(),
+                thumbnails: ThumbnailOptions? = nil) {
         self.inputs = inputs
         self.outputFolder = outputFolder
-        self.options = options
-        self.jobs = jobs
-        self.force = force
-        self.photosPerProductLimit = photosPerProductLimit
+        self.prepare = prepare
+        self.thumbnails = thumbnails
     }
 }
 
@@ -34,10 +37,21 @@ public enum FolderEvent: Sendable {
 /// What a run did, in input order. `--json` prints this.
 public struct FolderReport: Sendable, Codable {
     public var outputFolder: String
+    /// Upload images written this run, and those that were already current.
     public var written: [Manifest.Output] = []
     public var upToDate: [Manifest.Output] = []
+    /// Thumbnails made this run, per source, and how many sources' thumbnails were already current.
+    public var thumbnailsWritten: [ThumbnailIndex.Entry] = []
+    public var thumbnailsUpToDate = 0
     public var failed: [Manifest.Failure] = []
+    /// Sources a dry run would process.
+    public var wouldProcess: [String] = []
+    /// Thumbnail files removed by `prune` (or that a dry run would remove), relative to the output folder.
+    public var pruned: [String] = []
     public var warnings: [String] = []
+    public var elapsedSeconds = 0.0
+    /// The process's peak memory, filled in by callers that can measure it (the CLI).
+    public var peakMemoryBytes: Int?
 
     public var succeeded: Bool { failed.isEmpty }
 }

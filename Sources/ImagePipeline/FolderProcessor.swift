@@ -1,7 +1,7 @@
 import Foundation
 
-/// Runs `prepare` over folders: scan, skip what is current, process the rest in parallel, write each
-/// output atomically and record it in the manifest as soon as it exists.
+/// Runs a `FolderJob`: scan, skip what is current, process the rest in parallel — one decode per
+/// photo for all of its outputs — write each file atomically and record it as soon as it exists.
 ///
 /// One bad photo never stops the others: its error is recorded by file name and the run goes on.
 public struct FolderProcessor: Sendable {
@@ -13,15 +13,18 @@ public struct FolderProcessor: Sendable {
 
     public func run(onEvent: @escaping @Sendable (FolderEvent) -> Void = { _ in }) throws(ImagePipelineError) -> FolderReport {
         try VipsRuntime.ensureStarted()
+        let started = Date()
         let folder = URL(fileURLWithPath: job.outputFolder).standardizedFileURL.path
-        do {
-            try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
-        } catch {
-            throw .outputFailed(path: folder, reason: AtomicFile.reason(error))
+        if !job.dryRun {
+            do {
+                try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+            } catch {
+                throw .outputFailed(path: folder, reason: AtomicFile.reason(error))
+            }
         }
-        let lock = try OutputLock(folder: folder)
+        let lock = job.dryRun ? nil : try OutputLock(folder: folder)
         defer { withExtendedLifetime(lock) {} }
-        AtomicFile.removeLeftovers(in: folder)
+        if !job.dryRun { AtomicFile.removeLeftovers(in: folder) }
 
         let scan = ProductScanner().scan(job.inputs)
         var report = FolderReport(outputFolder: folder)
@@ -33,133 +36,121 @@ public struct FolderProcessor: Sendable {
         }
         report.failed = scan.unreadable.map { Manifest.Failure(source: $0.input, error: $0.reason) }
 
-        let previous = Manifest.load(from: folder)
-        let previousBySource = Dictionary((previous?.outputs ?? []).map { ($0.source, $0) }, uniquingKeysWith: { $1 })
-        let settings = job.options.fingerprint
+        let records = Records(folder: folder, job: job)
         let photos = scan.photos
-        var pending: [Int] = []
-        var outcomes = [Outcome?](repeating: nil, count: photos.count)
-        for (index, photo) in photos.enumerated() {
-            if !job.force, let entry = previousBySource[photo.path],
-               entry.settingsFingerprint == settings,
-               entry.sourceFingerprint == SourceFingerprint.of(photo.path),
-               Self.fileSize((folder as NSString).appendingPathComponent(entry.output)) == entry.bytes {
-                outcomes[index] = .upToDate(entry)
-            } else {
-                pending.append(index)
-            }
-        }
+        let work = photos.map { records.work(for: $0, force: job.force) }
+        let pending = work.indices.filter { !work[$0].isEmpty }
         onEvent(.planned(pending: pending.count, upToDate: photos.count - pending.count))
 
-        let state = RunState(manifest: previous ?? Manifest(settings: job.options), settings: job.options,
-                             outcomes: outcomes, pending: pending)
-        let preparer = ImagePreparer(options: job.options)
+        if job.dryRun {
+            report.wouldProcess = pending.map { photos[$0].path }
+            if job.prune { report.pruned = records.orphans(keeping: Set(photos.map(\.path))) }
+            report.elapsedSeconds = Date().timeIntervalSince(started)
+            return report
+        }
+
         let workers = max(1, min(job.jobs, pending.count))
         VipsRuntime.setThreadsPerImage(ProcessInfo.processInfo.activeProcessorCount / workers)
+        let queue = WorkQueue(pending)
+        let maker = PhotoWorker(job: job, records: records, folder: folder)
         DispatchQueue.concurrentPerform(iterations: workers) { _ in
-            while let index = state.nextPending() {
+            while let index = queue.next() {
                 let photo = photos[index]
-                let outcome = process(photo, preparer: preparer, settings: settings, folder: folder)
-                state.record(outcome, at: index, photo: photo, folder: folder)
-                onEvent(.finished(photo, error: outcome.error))
+                let error = maker.process(photo, work[index])
+                onEvent(.finished(photo, error: error))
             }
         }
-        try state.saveManifest(to: folder)
-
-        for (photo, outcome) in zip(photos, state.outcomes) {
-            switch outcome {
-            case .written(let entry)?: report.written.append(entry)
-            case .upToDate(let entry)?: report.upToDate.append(entry)
-            case .failed(let error)?: report.failed.append(Manifest.Failure(source: photo.path, error: error))
-            case nil: break
-            }
-            report.warnings += outcome?.entry?.warnings?.map { "\(photo.path): \($0)" } ?? []
-        }
+        if job.prune { report.pruned = records.prune(keeping: Set(photos.map(\.path))) }
+        try records.save()
+        records.fill(&report, photos: photos)
+        report.elapsedSeconds = Date().timeIntervalSince(started)
         return report
     }
+}
 
-    private func process(_ photo: SourcePhoto, preparer: ImagePreparer, settings: String, folder: String) -> Outcome {
-        // Fingerprint before reading, so a photo replaced mid-run is redone next time.
-        guard let fingerprint = SourceFingerprint.of(photo.path) else {
-            return .failed("the file disappeared or cannot be read")
-        }
-        do {
-            let image = try preparer.encode(try preparer.decode(file: photo.path), stem: photo.outputStem)
-            let relative = photo.outputPath(extension: image.format.fileExtension)
-            try AtomicFile.write(image.data, to: (folder as NSString).appendingPathComponent(relative))
-            return .written(Manifest.Output(
-                source: photo.path, sourceFingerprint: fingerprint, settingsFingerprint: settings, output: relative,
-                bytes: image.byteCount, width: image.width, height: image.height, format: image.format,
-                quality: image.quality, encodes: image.encodes, warnings: image.warnings.isEmpty ? nil : image.warnings))
-        } catch {
-            return .failed(error.description)
-        }
-    }
+/// Which outputs of one photo must be made this run.
+struct PhotoWork: Sendable {
+    var prepare = false
+    var thumbnails = false
+    var isEmpty: Bool { !prepare && !thumbnails }
+}
 
-    private static func fileSize(_ path: String) -> Int? {
-        var info = stat()
-        return stat(path, &info) == 0 ? Int(info.st_size) : nil
-    }
+/// Hands out indices to worker threads.
+private final class WorkQueue: @unchecked Sendable {
+    private let lock = NSLock()
+    private let items: [Int]
+    private var cursor = 0
 
-    enum Outcome: Sendable {
-        case written(Manifest.Output)
-        case upToDate(Manifest.Output)
-        case failed(String)
+    init(_ items: [Int]) { self.items = items }
 
-        var error: String? { if case .failed(let message) = self { message } else { nil } }
-        var entry: Manifest.Output? {
-            switch self {
-            case .written(let entry), .upToDate(let entry): entry
-            case .failed: nil
-            }
+    func next() -> Int? {
+        lock.withLock {
+            guard cursor < items.count else { return nil }
+            defer { cursor += 1 }
+            return items[cursor]
         }
     }
 }
 
-/// The mutable part of a run, shared by the workers under one lock.
-private final class RunState: @unchecked Sendable {
-    private let lock = NSLock()
-    private var manifest: Manifest
-    private let pending: [Int]
-    private var cursor = 0
-    private(set) var outcomes: [FolderProcessor.Outcome?]
+/// Makes one photo's outputs.
+private struct PhotoWorker: Sendable {
+    let job: FolderJob
+    let records: Records
+    let folder: String
 
-    init(manifest: Manifest, settings: PrepareOptions, outcomes: [FolderProcessor.Outcome?], pending: [Int]) {
-        self.pending = pending
-        self.manifest = manifest
-        self.manifest.settings = settings
-        self.manifest.failures = []
-        self.outcomes = outcomes
-    }
-
-    func nextPending() -> Int? {
-        lock.withLock {
-            guard cursor < pending.count else { return nil }
-            defer { cursor += 1 }
-            return pending[cursor]
+    /// Returns the error message when the photo failed.
+    func process(_ photo: SourcePhoto, _ work: PhotoWork) -> String? {
+        // Fingerprint before reading, so a photo replaced mid-run is redone next time.
+        guard let fingerprint = SourceFingerprint.of(photo.path) else {
+            records.recordFailure(photo, "the file disappeared or cannot be read")
+            return "the file disappeared or cannot be read"
         }
-    }
-
-    /// Records a photo's outcome and persists the manifest at once, so a rerun after a kill redoes
-    /// only what was in flight. A failed photo loses its old entry: its old output no longer matches it.
-    func record(_ outcome: FolderProcessor.Outcome, at index: Int, photo: SourcePhoto, folder: String) {
-        lock.withLock {
-            outcomes[index] = outcome
-            manifest.outputs.removeAll { $0.source == photo.path }
-            switch outcome {
-            case .written(let entry), .upToDate(let entry): manifest.outputs.append(entry)
-            case .failed(let error): manifest.failures.append(Manifest.Failure(source: photo.path, error: error))
+        do {
+            let decoded = try decode(photo.path, work)
+            if work.prepare, let options = job.prepare {
+                let preparer = ImagePreparer(options: options)
+                let sized = decoded.longEdge > options.maxEdge ? try decoded.fitting(edge: options.maxEdge) : decoded
+                let image = try preparer.encode(sized, stem: photo.outputStem)
+                let relative = photo.outputPath(extension: image.format.fileExtension)
+                try AtomicFile.write(image.data, to: (folder as NSString).appendingPathComponent(relative))
+                records.recordOutput(Manifest.Output(
+                    source: photo.path, sourceFingerprint: fingerprint, settingsFingerprint: options.fingerprint,
+                    output: relative, bytes: image.byteCount, width: image.width, height: image.height,
+                    format: image.format, quality: image.quality, encodes: image.encodes,
+                    warnings: image.warnings.isEmpty ? nil : image.warnings))
             }
-            // A manifest that cannot be written now is written again after the next photo, and the
-            // final save reports the error.
-            try? manifest.save(to: folder)
+            if work.thumbnails, let options = job.thumbnails {
+                let made = try ThumbnailMaker(options: options).make(from: decoded, stemPath: photo.outputPath(extension: "").dropLast().description)
+                for (thumbnail, data) in made {
+                    try AtomicFile.write(data, to: (folder as NSString).appendingPathComponent(thumbnail.path))
+                }
+                records.recordThumbnails(ThumbnailIndex.Entry(
+                    source: photo.path, sourceFingerprint: fingerprint, settingsFingerprint: options.fingerprint,
+                    product: photo.product, thumbnails: made.map(\.0)))
+            }
+            return nil
+        } catch {
+            records.recordFailure(photo, error.description)
+            return error.description
         }
     }
 
-    func saveManifest(to folder: String) throws(ImagePipelineError) {
-        lock.lock()
-        defer { lock.unlock() }
-        manifest.outputs.sort { NaturalOrder.areInIncreasingOrder($0.output, $1.output) }
-        try manifest.save(to: folder)
+    /// One decode, as large as the largest output needs and no larger.
+    private func decode(_ path: String, _ work: PhotoWork) throws(ImagePipelineError) -> DecodedImage {
+        let maxPixels = min(work.prepare ? job.prepare?.maxPixels ?? .max : .max,
+                            work.thumbnails ? job.thumbnails?.maxPixels ?? .max : .max)
+        let prepareBox = job.prepare.map { ($0.maxEdge, $0.maxEdge) }
+        return try DecodedImage.decode(file: path, maxPixels: maxPixels) { header in
+            let boxes = [work.prepare ? prepareBox : nil,
+                         work.thumbnails ? job.thumbnails?.decodeBox(uprightWidth: header.uprightWidth, uprightHeight: header.uprightHeight) : nil]
+            // Of the boxes needed, the one that keeps the most pixels serves them all.
+            return boxes.compactMap { $0 }.max {
+                Self.scale(into: $0, header) < Self.scale(into: $1, header)
+            } ?? (header.uprightWidth, header.uprightHeight)
+        }
+    }
+
+    private static func scale(into box: (width: Int, height: Int), _ header: ImageHeader) -> Double {
+        min(Double(box.width) / Double(header.uprightWidth), Double(box.height) / Double(header.uprightHeight), 1)
     }
 }

@@ -17,11 +17,7 @@ public struct ImagePreparer: Sendable {
     }
 
     public func decode(file path: String) throws(ImagePipelineError) -> DecodedImage {
-        try VipsRuntime.$sourcePath.withValue(path) {
-            Result { () throws(ImagePipelineError) in
-                try DecodedImage.decode(file: path, maxEdge: options.maxEdge, maxPixels: options.maxPixels)
-            }
-        }.get()
+        try DecodedImage.decode(file: path, maxPixels: options.maxPixels) { _ in (options.maxEdge, options.maxEdge) }
     }
 
     public func encode(_ decoded: DecodedImage, stem: String) throws(ImagePipelineError) -> EncodedImage {

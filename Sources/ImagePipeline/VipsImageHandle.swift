@@ -97,13 +97,4 @@ final class VipsImageHandle: @unchecked Sendable {
         guard vips_image_get_blob(pointer, field, &data, &length) == 0, let data else { return nil }
         return Data(bytes: data, count: length)
     }
-
-    /// Drops metadata fields in place. Only valid on an image this process created and has not
-    /// shared yet (libvips images are otherwise immutable): used before saving WebP, whose `strip`
-    /// is broken on 8.14.
-    func removeFields(where shouldRemove: (String) -> Bool) {
-        for name in fieldNames where shouldRemove(name) {
-            vips_image_remove(pointer, name)
-        }
-    }
 }

@@ -12,11 +12,12 @@ struct MarketImages: ParsableCommand {
 
         EXAMPLES:
           market-images prepare photos/ --out ready/
+          market-images thumbs photos/ --out thumbs/
           market-images inspect photos/sku-123/IMG_0001.HEIC
 
         Exit status: 0 all good, 1 some inputs failed, 2 usage error.
         """,
-        subcommands: [Prepare.self, Inspect.self]
+        subcommands: [Prepare.self, Thumbs.self, Inspect.self]
     )
 
     /// ArgumentParser exits 64 (EX_USAGE) on usage errors; this tool promises 2, like most Unix tools.

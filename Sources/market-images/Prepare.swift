@@ -1,7 +1,6 @@
 import ArgumentParser
 import Foundation
 import ImagePipeline
-import MarketUploader
 
 struct Prepare: ParsableCommand {
     static let configuration = CommandConfiguration(
@@ -20,65 +19,36 @@ struct Prepare: ParsableCommand {
           market-images prepare ~/Pictures/listing --out ready
           market-images prepare products/ --out ready --max-bytes 250000 --json
           market-images prepare IMG_0001.HEIC IMG_0002.HEIC --out ready --format png
+          market-images prepare products/ --out ready --thumbs --scales 2,3
         """
     )
 
-    @Argument(help: "Photo files, product folders, or folders of product folders.")
-    var inputs: [String]
-
-    @Option(name: .shortAndLong, help: "Output folder (created if missing).")
-    var out: String
-
+    @OptionGroup var folder: FolderRunOptions
     @OptionGroup var image: ImageOptions
 
-    @Option(name: .shortAndLong, help: "Photos processed in parallel (default: number of cores).")
-    var jobs = ProcessInfo.processInfo.activeProcessorCount
+    @Flag(help: "Also make list/grid thumbnails from the same decode (see `thumbs`).")
+    var thumbs = false
+    @OptionGroup var thumbnails: ThumbnailArguments
 
-    @Flag(help: "Redo every photo even if its output is up to date.")
-    var force = false
+    @Option(help: "Thumbnail format with --thumbs: jpeg or webp.")
+    var thumbFormat = OutputFormat.jpeg
 
-    @Flag(help: "Print a machine-readable summary on standard output.")
-    var json = false
-
-    @Flag(name: .shortAndLong, help: "No progress display.")
-    var quiet = false
+    @Option(help: "Thumbnail quality with --thumbs, 1–100.")
+    var thumbQuality = ThumbnailOptions().quality
 
     func validate() throws {
-        guard jobs >= 1 else { throw ValidationError("--jobs must be at least 1") }
+        if thumbs { _ = try thumbnails.options(format: thumbFormat, quality: thumbQuality) }
     }
 
     func run() throws {
-        let stderr = Terminal.standardError
-        let progress = ProgressDisplay(enabled: !quiet)
-        let job = FolderJob(inputs: inputs, outputFolder: out, options: image.prepareOptions, jobs: jobs, force: force,
-                            photosPerProductLimit: ImageRules().countRange.upperBound)
-        let report = try FolderProcessor(job: job).run { event in
-            switch event {
-            case .planned(let pending, _): progress.start(total: pending)
-            case .finished(_, let error): progress.advance(failed: error != nil)
-            }
+        let thumbnailOptions = thumbs ? try thumbnails.options(format: thumbFormat, quality: thumbQuality) : nil
+        try folder.execute(folder.job(prepare: image.prepareOptions, thumbnails: thumbnailOptions)) { report in
+            report.written.map(Self.describe)
         }
-        progress.finish()
-
-        for warning in report.warnings { stderr.warning(warning) }
-        for failure in report.failed { stderr.error("\(Terminal.display(failure.source)): \(failure.error)") }
-        if json {
-            try printJSON(report)
-        } else {
-            for output in report.written { Terminal.standardOutput.write(Self.describe(output) + "\n") }
-            stderr.write(Self.summary(report) + "\n")
-        }
-        if !report.succeeded { throw ExitCode.failure }
     }
 
     static func describe(_ output: Manifest.Output) -> String {
         let quality = output.quality.map { "Q\($0)" } ?? output.format.rawValue.uppercased()
         return "\(output.output)  \(output.width)×\(output.height)  \(quality)  \(output.bytes) bytes  (\(output.encodes) encode\(output.encodes == 1 ? "" : "s"))"
-    }
-
-    static func summary(_ report: FolderReport) -> String {
-        var parts = ["\(report.written.count) written", "\(report.upToDate.count) up to date"]
-        if !report.failed.isEmpty { parts.append("\(report.failed.count) failed") }
-        return parts.joined(separator: ", ") + " → \(Terminal.display(report.outputFolder))"
     }
 }

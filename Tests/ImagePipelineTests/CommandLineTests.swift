@@ -69,11 +69,28 @@ final class CommandLineTests: XCTestCase {
     }
 
     func testEveryCommandsHelpHasExamples() throws {
-        for command in [[], ["prepare"], ["inspect"]] {
+        for command in [[], ["prepare"], ["thumbs"], ["inspect"]] {
             let help = try runTool(command + ["--help"])
             XCTAssertEqual(help.status, 0)
             XCTAssertTrue(help.stdout.contains("EXAMPLES:"), "\(command)")
         }
+    }
+
+    func testThumbsDryRunWritesNothingAndBadVariantIsAUsageError() throws {
+        let folder = try temporaryFolder(self) + "/thumbs"
+        let dryRun = try runTool(["thumbs", Fixture.path("orientation/Landscape_1.jpg"), "--out", folder, "--dry-run", "--prune"])
+        XCTAssertEqual(dryRun.status, 0, dryRun.stderr)
+        XCTAssertTrue(dryRun.stdout.contains("would make thumbnails of"), dryRun.stdout)
+        XCTAssertFalse(FileManager.default.fileExists(atPath: folder))
+
+        let made = try runTool(["thumbs", Fixture.path("orientation/Landscape_1.jpg"), "--out", folder, "--variant", "detail=375", "--scales", "1", "--format", "webp"])
+        XCTAssertEqual(made.status, 0, made.stderr)
+        XCTAssertTrue(made.stdout.contains("Landscape_1.detail@1x.webp  375×375"), made.stdout)
+
+        let bad = try runTool(["thumbs", "x.jpg", "--out", folder, "--variant", "detail"])
+        XCTAssertEqual(bad.status, 2)
+        XCTAssertTrue(bad.stderr.contains("NAME=POINTS"), bad.stderr)
+        XCTAssertEqual(try runTool(["thumbs", "x.jpg", "--out", folder, "--scales", "2,x"]).status, 2)
     }
 
     func testInspectReportsGPSAndWhatPrepareWouldDo() throws {
@@ -92,17 +109,12 @@ final class CommandLineTests: XCTestCase {
     /// 280 megapixels decode through shrink-on-load within the memory a seller's laptop can spare.
     func testGiantImageStaysWithin300MBWhenAllowed() throws {
         let folder = try temporaryFolder(self)
-        let result = try runTool(["prepare", Fixture.path("hostile/giant-image.jpg"), "--out", folder, "--max-pixels", "300000000"])
+        let result = try runTool(["prepare", Fixture.path("hostile/giant-image.jpg"), "--out", folder, "--max-pixels", "300000000", "--json"])
         XCTAssertEqual(result.status, 0, result.stderr)
-        var usage = rusage()
-        // ru_maxrss is the largest of all children waited for so far: kilobytes on Linux, bytes on macOS.
-        #if os(Linux)
-        getrusage(RUSAGE_CHILDREN.rawValue, &usage)
-        let peakBytes = Int(usage.ru_maxrss) * 1024
-        #else
-        getrusage(RUSAGE_CHILDREN, &usage)
-        let peakBytes = Int(usage.ru_maxrss)
-        #endif
-        XCTAssertLessThan(peakBytes, 300 * 1024 * 1024, "peak RSS \(peakBytes / 1_048_576) MB")
+        let report = try JSONDecoder().decode(FolderReport.self, from: Data(result.stdout.utf8))
+        XCTAssertEqual(report.written.map { [$0.width, $0.height] }, [[2048, 1434]])
+        let peak = try XCTUnwrap(report.peakMemoryBytes)
+        XCTAssertGreaterThan(peak, 10 * 1024 * 1024, "a real measurement, not a placeholder")
+        XCTAssertLessThan(peak, 300 * 1024 * 1024, "peak RSS \(peak / 1_048_576) MB")
     }
 }

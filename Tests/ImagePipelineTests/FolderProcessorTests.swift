@@ -18,7 +18,11 @@ final class FolderProcessorTests: XCTestCase {
     }
 
     private func prepareFolder(_ inputs: [String]? = nil, options: PrepareOptions = PrepareOptions(), force: Bool = false) throws -> FolderReport {
-        try FolderProcessor(job: FolderJob(inputs: inputs ?? [input], outputFolder: output, options: options, jobs: 2, force: force, photosPerProductLimit: 5)).run()
+        var job = FolderJob(inputs: inputs ?? [input], outputFolder: output, prepare: options)
+        job.jobs = 2
+        job.force = force
+        job.photosPerProductLimit = 5
+        return try FolderProcessor(job: job).run()
     }
 
     private func modificationDates() throws -> [String: Date] {

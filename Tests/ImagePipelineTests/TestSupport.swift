@@ -32,7 +32,7 @@ func temporaryFolder(_ test: XCTestCase) throws -> String {
 func readBack(_ data: Data, in folder: String, name: String = UUID().uuidString) throws -> (header: ImageHeader, image: DecodedImage) {
     let path = (folder as NSString).appendingPathComponent(name)
     try data.write(to: URL(fileURLWithPath: path))
-    return (try ImageHeader.read(file: path), try DecodedImage.decode(file: path, maxEdge: 100_000, maxPixels: .max))
+    return (try ImageHeader.read(file: path), try DecodedImage.decode(file: path, maxPixels: .max) { _ in (100_000, 100_000) })
 }
 
 /// Metadata found by walking the container itself, independently of libvips: JPEG APPn segments and
@@ -42,6 +42,7 @@ enum ContainerMetadata {
         let bytes = [UInt8](data)
         if bytes.starts(with: [0xFF, 0xD8]) { return jpegKinds(bytes) }
         if bytes.starts(with: [0x89, 0x50, 0x4E, 0x47]) { return pngKinds(bytes) }
+        if bytes.starts(with: Array("RIFF".utf8)), bytes.count > 12, bytes[8..<12].elementsEqual("WEBP".utf8) { return webpKinds(bytes) }
         return ["unknown container"]
     }
 
@@ -63,6 +64,18 @@ enum ContainerMetadata {
             default: break
             }
             offset += 2 + length
+        }
+        return kinds
+    }
+
+    private static func webpKinds(_ bytes: [UInt8]) -> [String] {
+        var kinds: [String] = []
+        var offset = 12
+        while offset + 8 <= bytes.count {
+            let type = String(decoding: bytes[offset..<offset + 4], as: UTF8.self)
+            let length = bytes[offset + 4..<offset + 8].reversed().reduce(0) { $0 << 8 | Int($1) }
+            if ["EXIF", "XMP ", "ICCP"].contains(type) { kinds.append(type) }
+            offset += 8 + length + (length & 1)
         }
         return kinds
     }
