@@ -17,9 +17,19 @@ struct ThumbnailMaker {
     let options: ThumbnailOptions
 
     /// `stemPath` is the output path without extension, e.g. `sku-1/IMG_2`.
+    ///
+    /// Only the largest thumbnail is cropped; the smaller ones are plain resizes of it. That saves an
+    /// attention analysis per variant and gives the list row and the grid cell the same framing.
     func make(from decoded: DecodedImage, stemPath: String) throws(ImagePipelineError) -> [(Thumbnail, Data)] {
-        try options.sizes.map { size throws(ImagePipelineError) in
-            let image = try variant(of: decoded, box: size.pixels)
+        var largest: DecodedImage?
+        return try options.sizes.map { size throws(ImagePipelineError) in
+            let image: DecodedImage
+            if let largest {
+                image = try largest.fitting(box: (size.pixels, size.pixels), crop: VIPS_INTERESTING_NONE)
+            } else {
+                image = try variant(of: decoded, box: size.pixels)
+                largest = image
+            }
             let data = try encode(image)
             let path = "\(stemPath).\(size.variant)@\(size.scale)x.\(options.format.fileExtension)"
             return (Thumbnail(variant: size.variant, scale: size.scale, path: path, width: image.width,
