@@ -11,6 +11,9 @@ let package = Package(
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
+        // Test-only: a loopback HTTP server and an independent multipart parser for the uploader tests.
+        .package(url: "https://github.com/swhitty/FlyingFox", from: "0.27.0"),
+        .package(url: "https://github.com/vapor/multipart-kit", from: "4.7.0"),
     ],
     targets: [
         .systemLibrary(
@@ -34,6 +37,14 @@ let package = Package(
             // The CLI tests run the built executable, so the test target depends on it to get it built.
             dependencies: ["ImagePipeline", "CVips", "market-images"]
         ),
-        .testTarget(name: "MarketUploaderTests", dependencies: ["MarketUploader"]),
+        .testTarget(
+            name: "MarketUploaderTests",
+            dependencies: [
+                "MarketUploader",
+                "ImagePipeline",
+                .product(name: "FlyingFox", package: "FlyingFox"),
+                .product(name: "MultipartKit", package: "multipart-kit"),
+            ]
+        ),
     ]
 )

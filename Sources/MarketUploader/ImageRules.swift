@@ -12,11 +12,15 @@ public struct ImageRules: Sendable, Equatable {
 
     /// Every rule one image breaks, each phrased so the user knows what to change.
     public func violations(filename: String, data: Data) -> [String] {
+        violations(filename: filename, byteCount: data.count, leadingBytes: data.prefix(16))
+    }
+
+    func violations(filename: String, byteCount: Int, leadingBytes: Data) -> [String] {
         var problems: [String] = []
-        if data.count > maxBytes {
-            problems.append("\(filename): \(data.count) bytes, over the server's limit of \(maxBytes); run it through `market-images prepare`")
+        if byteCount > maxBytes {
+            problems.append("\(filename): \(byteCount) bytes, over the server's limit of \(maxBytes); run it through `market-images prepare`")
         }
-        guard let type = ImageType(sniffing: data) else {
+        guard let type = ImageType(sniffing: leadingBytes) else {
             problems.append("\(filename): not a JPEG or PNG by its content; the server takes only those")
             return problems
         }

@@ -1,0 +1,62 @@
+import Foundation
+
+/// Everything that can go wrong talking to an OpenMarket server, with the server's own words where
+/// it gave any. Messages never contain a secret.
+public enum OpenMarketError: Error, Sendable, Equatable, CustomStringConvertible {
+    /// Rules broken before sending; nothing was sent.
+    case invalid([String])
+    /// Something this dialect's server cannot do; nothing was sent.
+    case unsupported(String)
+    /// 401/403: wrong password, secret or identifier.
+    case unauthorized(status: Int, message: String)
+    case notFound(message: String)
+    /// 413: the server or a proxy in front of it refused the body size.
+    case payloadTooLarge(message: String)
+    /// Any other 4xx: the request was understood and refused.
+    case rejected(status: Int, message: String)
+    case serverError(status: Int, message: String)
+    /// No usable answer. `requestReachedServer` is false only when the server certainly did not get
+    /// the request (connection refused, host not found): only then is resending a register safe.
+    case transport(message: String, requestReachedServer: Bool)
+    case timedOut(seconds: Double)
+    case invalidResponse(String)
+
+    public var description: String {
+        switch self {
+        case .invalid(let problems):
+            return "nothing was sent; fix these first:\n" + problems.map { "  - \($0)" }.joined(separator: "\n")
+        case .unsupported(let message): return message
+        case .unauthorized(let status, let message):
+            return "the server refused the credentials (\(status)): \(message); check --identifier/--secret or --password"
+        case .notFound(let message): return "not found (404): \(message); check the product id and --server"
+        case .payloadTooLarge(let message):
+            return "the server refused the size of the request (413): \(message); prepare the images with a lower --max-bytes"
+        case .rejected(let status, let message): return "the server rejected the request (\(status)): \(message)"
+        case .serverError(let status, let message): return "the server failed (\(status)): \(message); try again later"
+        case .transport(let message, let reached):
+            return reached ? "the connection failed after the request was sent (\(message)); the server may have acted on it"
+                : "could not reach the server (\(message)); nothing was sent"
+        case .timedOut(let seconds):
+            return "no answer within \(NumberText.format(seconds)) s; the server may still have acted on the request"
+        case .invalidResponse(let detail): return "the server's answer could not be understood: \(detail)"
+        }
+    }
+
+    /// The error for a non-2xx answer, with the message in whichever shape the dialect uses:
+    /// `{"error":true,"reason":"…"}` (G1), `{"code":400,"message":"…"}` (G2/G3), or plain text.
+    static func from(status: Int, body: Data, credentials: Credentials?) -> OpenMarketError {
+        var message = String(decoding: body.prefix(500), as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+        if let object = try? JSONSerialization.jsonObject(with: body) as? [String: Any] {
+            message = (object["reason"] as? String) ?? (object["message"] as? String) ?? message
+        }
+        if message.isEmpty { message = "HTTP \(status) with no message" }
+        message = credentials?.redact(message) ?? message
+        switch status {
+        case 401, 403: return .unauthorized(status: status, message: message)
+        case 404: return .notFound(message: message)
+        case 413: return .payloadTooLarge(message: message)
+        case 400..<500: return .rejected(status: status, message: message)
+        default: return .serverError(status: status, message: message)
+        }
+    }
+}

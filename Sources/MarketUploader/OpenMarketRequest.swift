@@ -1,0 +1,73 @@
+import Foundation
+
+/// An HTTP request ready to send, or to show with `--dry-run`.
+public struct OpenMarketRequest: Sendable {
+    public enum Body: Sendable {
+        case none
+        case json(Data)
+        case multipart(MultipartFormData)
+    }
+
+    public var method: String
+    public var url: URL
+    /// In order; `Content-Type` and `Content-Length` are derived from the body.
+    public var headers: [(name: String, value: String)]
+    public var body: Body
+
+    public var contentType: String? {
+        switch body {
+        case .none: nil
+        case .json: "application/json"
+        case .multipart(let form): form.contentType
+        }
+    }
+
+    public var contentLength: Int {
+        get throws {
+            switch body {
+            case .none: 0
+            case .json(let data): data.count
+            case .multipart(let form): try form.contentLength
+            }
+        }
+    }
+
+    /// The request as text: method, URL, headers, and the body with binary parts summarised.
+    /// Secrets are redacted unless `showSecrets`.
+    public func rendered(credentials: Credentials?, showSecrets: Bool = false) -> String {
+        var lines = ["\(method) \(url.absoluteString)"]
+        var allHeaders = headers
+        if let contentType { allHeaders.append(("Content-Type", contentType)) }
+        if let length = try? contentLength { allHeaders.append(("Content-Length", String(length))) }
+        lines += allHeaders.map { "\($0.name): \($0.value)" }
+        lines.append("")
+        switch body {
+        case .none:
+            break
+        case .json(let data):
+            lines.append(String(decoding: data, as: UTF8.self))
+        case .multipart(let form):
+            for part in form.parts {
+                lines.append(String(decoding: MultipartFormData.head(of: part, boundary: form.boundary), as: UTF8.self)
+                    .replacingOccurrences(of: "\r\n", with: "\n").trimmingCharacters(in: .newlines))
+                lines.append("")
+                lines.append(Self.summary(of: part))
+            }
+            lines.append("--\(form.boundary)--")
+        }
+        let text = lines.joined(separator: "\n")
+        return credentials?.redact(text, show: showSecrets) ?? text
+    }
+
+    private static func summary(of part: MultipartFormData.Part) -> String {
+        switch part.content {
+        case .data(let data) where part.filename == nil:
+            return String(decoding: data, as: UTF8.self)
+        case .data(let data):
+            return "<\(data.count) bytes of \(part.contentType ?? "data")>"
+        case .file(let url):
+            let size = (try? FileManager.default.attributesOfItem(atPath: url.path)[.size] as? Int) ?? 0
+            return "<\(size) bytes of \(part.contentType ?? "data") from \(url.path)>"
+        }
+    }
+}

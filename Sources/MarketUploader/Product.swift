@@ -1,0 +1,125 @@
+import Foundation
+
+public enum Currency: String, Sendable, Codable, CaseIterable {
+    case KRW
+    case USD
+}
+
+/// A product to register: every field the server requires, checked before anything is sent.
+public struct ProductDraft: Sendable, Equatable, Codable {
+    public var name: String
+    public var description: String
+    public var price: Double
+    public var currency: Currency
+    public var stock: Int
+    public var discountedPrice: Double?
+
+    public init(name: String, description: String, price: Double, currency: Currency = .KRW, stock: Int = 0,
+                discountedPrice: Double? = nil) {
+        self.name = name
+        self.description = description
+        self.price = price
+        self.currency = currency
+        self.stock = stock
+        self.discountedPrice = discountedPrice
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case name, description, price, currency, stock
+        case discountedPrice = "discounted_price"
+    }
+
+    public init(from decoder: Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        name = try container.decode(String.self, forKey: .name)
+        description = try container.decode(String.self, forKey: .description)
+        price = try container.decode(Double.self, forKey: .price)
+        currency = try container.decodeIfPresent(Currency.self, forKey: .currency) ?? .KRW
+        stock = try container.decodeIfPresent(Int.self, forKey: .stock) ?? 0
+        discountedPrice = try container.decodeIfPresent(Double.self, forKey: .discountedPrice)
+    }
+
+    /// Every rule the draft breaks for `dialect`, each a sentence.
+    public func problems(for dialect: Dialect) -> [String] {
+        var problems = ProductFields(name: name, description: description, price: price, stock: stock,
+                                     discountedPrice: discountedPrice).problems(for: dialect)
+        if dialect == .items && name.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty {
+            problems.append("name must not be empty")
+        }
+        return problems
+    }
+}
+
+/// Changes to an existing product; nil fields are left as they are.
+public struct ProductChange: Sendable, Equatable {
+    public var name: String?
+    public var description: String?
+    public var price: Double?
+    public var currency: Currency?
+    public var stock: Int?
+    public var discountedPrice: Double?
+    /// G2/G3: the id of one of the product's images to use as its thumbnail.
+    public var thumbnailID: Int?
+
+    public init(name: String? = nil, description: String? = nil, price: Double? = nil, currency: Currency? = nil,
+                stock: Int? = nil, discountedPrice: Double? = nil, thumbnailID: Int? = nil) {
+        self.name = name
+        self.description = description
+        self.price = price
+        self.currency = currency
+        self.stock = stock
+        self.discountedPrice = discountedPrice
+        self.thumbnailID = thumbnailID
+    }
+
+    public var isEmpty: Bool {
+        name == nil && description == nil && price == nil && currency == nil && stock == nil
+            && discountedPrice == nil && thumbnailID == nil
+    }
+
+    public func problems(for dialect: Dialect) -> [String] {
+        var problems = ProductFields(name: name, description: description, price: price, stock: stock,
+                                     discountedPrice: discountedPrice).problems(for: dialect)
+        if thumbnailID != nil && dialect == .items { problems.append("the items (G1) server has no thumbnail_id") }
+        return problems
+    }
+}
+
+/// The field rules shared by register and edit. Lengths are the G2/G3 server's (G1 checks none).
+private struct ProductFields {
+    var name: String?
+    var description: String?
+    var price: Double?
+    var stock: Int?
+    var discountedPrice: Double?
+
+    func problems(for dialect: Dialect) -> [String] {
+        var problems: [String] = []
+        if dialect != .items {
+            if let name, !(3...100).contains(name.count) {
+                problems.append("name must be 3–100 characters (it has \(name.count))")
+            }
+            if let description, !(10...1000).contains(description.count) {
+                problems.append("description must be 10–1000 characters (it has \(description.count))")
+            }
+        }
+        if let price, !(price >= 0 && price.isFinite) { problems.append("price must be 0 or more") }
+        if let stock, stock < 0 { problems.append("stock must be 0 or more") }
+        if let discountedPrice {
+            if !(discountedPrice >= 0 && discountedPrice.isFinite) { problems.append("discounted price must be 0 or more") }
+            if let price, discountedPrice > price {
+                problems.append("discounted price (\(Self.format(discountedPrice))) must not exceed the price (\(Self.format(price)))")
+            }
+        }
+        return problems
+    }
+
+    static func format(_ value: Double) -> String { NumberText.format(value) }
+}
+
+/// Numbers as the servers expect them in text: `1200`, not `1200.0`.
+enum NumberText {
+    static func format(_ value: Double) -> String {
+        value.rounded() == value && abs(value) < 1e15 ? String(Int64(value)) : String(value)
+    }
+}

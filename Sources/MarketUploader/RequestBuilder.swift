@@ -1,0 +1,168 @@
+import Foundation
+
+/// Builds every request the uploader sends, for one server and dialect, exactly as the dialect's
+/// server expects it. Register and edit are validated first: a request that breaks any rule is
+/// never built, and every broken rule is listed in one error.
+public struct RequestBuilder: Sendable {
+    public let baseURL: URL
+    public let dialect: Dialect
+    public var rules = ImageRules()
+
+    public init(baseURL: URL, dialect: Dialect) {
+        self.baseURL = baseURL
+        self.dialect = dialect
+    }
+
+    public func register(_ draft: ProductDraft, images: [UploadImage], credentials: Credentials) throws(OpenMarketError) -> OpenMarketRequest {
+        try check(draft.problems(for: dialect) + credentialProblems(credentials) + imageProblems(images))
+        let imageParts = images.map(imagePart)
+        switch credentials {
+        case .password(let password):
+            var fields: [MultipartFormData.Part] = [
+                .text("title", draft.name), .text("descriptions", draft.description),
+                .text("price", NumberText.format(draft.price)), .text("currency", draft.currency.rawValue),
+                .text("stock", String(draft.stock)),
+            ]
+            if let discounted = draft.discountedPrice { fields.append(.text("discounted_price", NumberText.format(discounted))) }
+            fields.append(.text("password", password.reveal))
+            return try multipart("POST", path: "/item", headers: [], parts: fields + imageParts)
+        case .vendor(let identifier, let secret):
+            var params: [String: JSONValue] = [
+                "name": .string(draft.name), dialect.descriptionKey: .string(draft.description),
+                "price": .number(draft.price), "currency": .string(draft.currency.rawValue),
+                "stock": .number(Double(draft.stock)), "secret": .string(secret.reveal),
+            ]
+            if let discounted = draft.discountedPrice { params["discounted_price"] = .number(discounted) }
+            let paramsPart = MultipartFormData.Part(name: "params", contentType: "application/json",
+                                                    content: .data(JSONValue.object(params).encoded()))
+            return try multipart("POST", path: "/api/products", headers: [("identifier", identifier)], parts: [paramsPart] + imageParts)
+        }
+    }
+
+    /// On G1 the images, when given, become the product's images; G2/G3 cannot change images at all.
+    public func edit(id: Int, _ change: ProductChange, images: [UploadImage] = [], credentials: Credentials) throws(OpenMarketError) -> OpenMarketRequest {
+        if !images.isEmpty && !dialect.canChangeImages {
+            throw .unsupported("the \(dialect.rawValue) server cannot change a product's images after it is registered "
+                + "(its PATCH takes JSON only); register the product again with the new images, or pick one of its "
+                + "current images as the thumbnail with --thumbnail-id")
+        }
+        var problems = change.problems(for: dialect) + credentialProblems(credentials)
+        if change.isEmpty && images.isEmpty { problems.append("nothing to change: give a field to edit or images to attach") }
+        if !images.isEmpty { problems += imageProblems(images) }
+        try check(problems)
+        switch credentials {
+        case .password(let password):
+            var fields: [MultipartFormData.Part] = []
+            if let name = change.name { fields.append(.text("title", name)) }
+            if let description = change.description { fields.append(.text("descriptions", description)) }
+            if let price = change.price { fields.append(.text("price", NumberText.format(price))) }
+            if let currency = change.currency { fields.append(.text("currency", currency.rawValue)) }
+            if let stock = change.stock { fields.append(.text("stock", String(stock))) }
+            if let discounted = change.discountedPrice { fields.append(.text("discounted_price", NumberText.format(discounted))) }
+            fields.append(.text("password", password.reveal))
+            return try multipart("PATCH", path: "/item/\(id)", headers: [], parts: fields + images.map(imagePart))
+        case .vendor(let identifier, let secret):
+            var body: [String: JSONValue] = ["secret": .string(secret.reveal)]
+            if let name = change.name { body["name"] = .string(name) }
+            if let description = change.description { body[dialect.descriptionKey] = .string(description) }
+            if let price = change.price { body["price"] = .number(price) }
+            if let currency = change.currency { body["currency"] = .string(currency.rawValue) }
+            if let stock = change.stock { body["stock"] = .number(Double(stock)) }
+            if let discounted = change.discountedPrice { body["discounted_price"] = .number(discounted) }
+            if let thumbnail = change.thumbnailID { body["thumbnail_id"] = .number(Double(thumbnail)) }
+            return request("PATCH", path: "/api/products/\(id)", headers: [("identifier", identifier)], body: .json(JSONValue.object(body).encoded()))
+        }
+    }
+
+    public func product(id: Int) -> OpenMarketRequest {
+        request("GET", path: dialect == .items ? "/item/\(id)" : "/api/products/\(id)", headers: [], body: .none)
+    }
+
+    /// G1 deletes in one request; G2 and G3 first exchange the vendor secret for a product secret
+    /// (G2) or a deletion URI (G3) — `deletionLookup` — and then send `deletion(...)`.
+    func deletion(id: Int, credentials: Credentials) throws(OpenMarketError) -> OpenMarketRequest {
+        try check(credentialProblems(credentials))
+        guard case .password(let password) = credentials else { throw .invalid(credentialProblems(credentials)) }
+        return request("DELETE", path: "/item/\(id)", headers: [], body: .json(JSONValue.object(["password": .string(password.reveal)]).encoded()))
+    }
+
+    func deletionLookup(id: Int, credentials: Credentials) throws(OpenMarketError) -> OpenMarketRequest {
+        try check(credentialProblems(credentials))
+        guard case .vendor(let identifier, let secret) = credentials else { throw .invalid(credentialProblems(credentials)) }
+        let path = dialect == .marketTraining ? "/api/products/\(id)/secret" : "/api/products/\(id)/archived"
+        return request("POST", path: path, headers: [("identifier", identifier)], body: .json(JSONValue.object(["secret": .string(secret.reveal)]).encoded()))
+    }
+
+    /// G2: `DELETE /api/products/{id}/{product secret}` — the product secret from the lookup, never
+    /// the vendor secret. G3: the URI the lookup returned, on this host.
+    func deletion(id: Int, lookupAnswer: String, credentials: Credentials) throws(OpenMarketError) -> OpenMarketRequest {
+        guard case .vendor(let identifier, _) = credentials else { throw .invalid(credentialProblems(credentials)) }
+        let answer = lookupAnswer.trimmingCharacters(in: .whitespacesAndNewlines.union(CharacterSet(charactersIn: "\"")))
+        guard !answer.isEmpty, !answer.contains(where: { $0.isWhitespace }) else {
+            throw .invalidResponse("the server's deletion answer was \"\(lookupAnswer.prefix(80))\"")
+        }
+        if dialect == .marketTraining {
+            let escaped = answer.addingPercentEncoding(withAllowedCharacters: .urlPathAllowed.subtracting(CharacterSet(charactersIn: "/"))) ?? answer
+            return request("DELETE", path: "/api/products/\(id)/\(escaped)", headers: [("identifier", identifier)], body: .none)
+        }
+        let path: String
+        if let absolute = URL(string: answer), absolute.host != nil {
+            path = absolute.path
+        } else {
+            path = answer.hasPrefix("/") ? answer : "/" + answer
+        }
+        return request("DELETE", path: path, headers: [("identifier", identifier)], body: .none)
+    }
+
+    private func imagePart(_ image: UploadImage) -> MultipartFormData.Part {
+        let type = (try? image.probe()).flatMap { ImageType(sniffing: $0.leadingBytes) } ?? .jpeg
+        return MultipartFormData.Part(name: dialect.imagePartName, filename: image.filename, contentType: type.mimeType, content: image.content)
+    }
+
+    private func credentialProblems(_ credentials: Credentials) -> [String] {
+        switch (credentials, dialect.usesVendorCredentials) {
+        case (.password(let password), false):
+            return password.reveal.isEmpty ? ["the password must not be empty"] : []
+        case (.vendor(let identifier, let secret), true):
+            return (identifier.isEmpty ? ["the vendor identifier must not be empty"] : [])
+                + (secret.reveal.isEmpty ? ["the vendor secret must not be empty"] : [])
+        case (.password, true):
+            return ["the \(dialect.rawValue) server needs a vendor identifier and secret (--identifier, --secret), not a password"]
+        case (.vendor, false):
+            return ["the items server needs the product's password (--password), not a vendor identifier and secret"]
+        }
+    }
+
+    private func imageProblems(_ images: [UploadImage]) -> [String] {
+        var problems: [String] = []
+        if !rules.countRange.contains(images.count) {
+            problems.append("\(images.count) images; the server takes \(rules.countRange.lowerBound) to \(rules.countRange.upperBound)")
+        }
+        for image in images {
+            do {
+                let probe = try image.probe()
+                problems += rules.violations(filename: image.filename, byteCount: probe.byteCount, leadingBytes: probe.leadingBytes)
+            } catch {
+                problems.append("\(image.filename): cannot be read (\(error.localizedDescription))")
+            }
+        }
+        return problems
+    }
+
+    private func check(_ problems: [String]) throws(OpenMarketError) {
+        if !problems.isEmpty { throw .invalid(problems) }
+    }
+
+    private func multipart(_ method: String, path: String, headers: [(String, String)], parts: [MultipartFormData.Part]) throws(OpenMarketError) -> OpenMarketRequest {
+        do {
+            return request(method, path: path, headers: headers, body: .multipart(try MultipartFormData(parts: parts)))
+        } catch {
+            throw .invalid(["\(error)"])
+        }
+    }
+
+    private func request(_ method: String, path: String, headers: [(String, String)], body: OpenMarketRequest.Body) -> OpenMarketRequest {
+        OpenMarketRequest(method: method, url: baseURL.appendingPathComponent(String(path.dropFirst())),
+                          headers: headers.map { (name: $0.0, value: $0.1) }, body: body)
+    }
+}

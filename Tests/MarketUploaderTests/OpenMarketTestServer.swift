@@ -1,0 +1,402 @@
+import FlyingFox
+import Foundation
+import MarketUploader
+import MultipartKit
+import NIOCore
+
+/// An OpenMarket-compatible server on loopback, for the uploader tests. It speaks one dialect,
+/// parses multipart bodies with vapor/multipart-kit (not with the uploader's own code), enforces the
+/// servers' rules, answers in the document's shapes, and keeps what it received for assertions.
+actor OpenMarketTestServer {
+    static let identifier = "9f1f9a2c-test-vendor"
+    static let vendorSecret = "vendor-secret-Zq7!"
+    static let password = "item-password-8x"
+
+    /// A request as the server saw it.
+    struct Received: Sendable {
+        var method: String
+        var path: String
+        var headers: [String: String]
+        var body: Data
+        var parts: [Part]
+    }
+
+    struct Part: Sendable, Equatable {
+        var headers: [String: String]
+        var name: String?
+        var filename: String?
+        var body: Data
+    }
+
+    struct Stored: Sendable {
+        var id: Int
+        var fields: [String: String]
+        var images: [(filename: String, contentType: String, data: Data)]
+        var password: String?
+    }
+
+    /// Faults a test can arm; each applies to the next matching request only.
+    enum Fault: Sendable {
+        case status(Int, body: String)
+        case delay(seconds: Double)
+        case garbage
+    }
+
+    let dialect: Dialect
+    private let server: HTTPServer
+    private var task: Task<Void, Error>?
+    private(set) var received: [Received] = []
+    private(set) var products: [Int: Stored] = [:]
+    private var nextID = 100
+    private var faults: [Fault] = []
+    private var deletionTokens: [Int: String] = [:]
+
+    init(dialect: Dialect) throws {
+        self.dialect = dialect
+        server = HTTPServer(address: try .inet(ip4: "127.0.0.1", port: 0), timeout: 10, logger: .disabled)
+    }
+
+    /// Starts listening and returns the base URL.
+    func start() async throws -> URL {
+        let server = self.server
+        await server.appendRoute("*") { [weak self] request in
+            guard let self else { return FlyingFox.HTTPResponse(statusCode: .internalServerError) }
+            return await self.handle(request)
+        }
+        task = Task { try await server.run() }
+        try await server.waitUntilListening()
+        guard case .ip4(_, let port)? = await server.listeningAddress else { throw URLError(.cannotConnectToHost) }
+        return URL(string: "http://127.0.0.1:\(port)")!
+    }
+
+    func stop() async {
+        await server.stop(timeout: 0)
+        task?.cancel()
+    }
+
+    func arm(_ fault: Fault) { faults.append(fault) }
+
+    var lastRequest: Received? { received.last }
+    var requestCount: Int { received.count }
+
+    private func handle(_ request: HTTPRequest) async -> FlyingFox.HTTPResponse {
+        let body = (try? await request.bodyData) ?? Data()
+        var headers: [String: String] = [:]
+        for (name, value) in request.headers { headers[name.rawValue.lowercased()] = value }
+        var received = Received(method: request.method.rawValue, path: request.path, headers: headers, body: body, parts: [])
+        defer { self.received.append(received) }
+
+        if !faults.isEmpty {
+            switch faults.removeFirst() {
+            case .status(let code, let text): return respond(code, text)
+            case .delay(let seconds): try? await Task.sleep(nanoseconds: UInt64(seconds * 1e9))
+            case .garbage: return FlyingFox.HTTPResponse(statusCode: .ok, body: Data("<html>not json".utf8))
+            }
+        }
+        do {
+            if headers["content-type"]?.hasPrefix("multipart/form-data") == true {
+                received.parts = try Self.parseMultipart(body, contentType: headers["content-type"] ?? "")
+            }
+            return try route(received)
+        } catch let failure as Failure {
+            return error(failure.status, failure.message)
+        } catch {
+            return self.error(400, "\(error)")
+        }
+    }
+
+    struct Failure: Error {
+        var status: Int
+        var message: String
+    }
+
+    // MARK: Routing
+
+    private func route(_ request: Received) throws -> FlyingFox.HTTPResponse {
+        let path = request.path.split(separator: "/").map(String.init)
+        switch (dialect, request.method, path.count) {
+        case (.items, "POST", 1) where path == ["item"]:
+            return try registerItem(request)
+        case (.items, "PATCH", 2) where path[0] == "item":
+            return try editItem(try productID(path[1]), request)
+        case (.items, "GET", 2) where path[0] == "item":
+            return json(try itemJSON(try stored(try productID(path[1]))))
+        case (.items, "DELETE", 2) where path[0] == "item":
+            let id = try productID(path[1])
+            let product = try stored(id)
+            let body = try? JSONSerialization.jsonObject(with: request.body) as? [String: String]
+            guard body?["password"] == product.password else { throw Failure(status: 401, message: "Wrong password") }
+            products[id] = nil
+            return json(try itemJSON(product))
+        case (_, "GET", 1) where path == ["healthChecker"]:
+            return FlyingFox.HTTPResponse(statusCode: .ok, body: Data("\"OK\"".utf8))
+        case (_, "POST", 2) where path == ["api", "products"]:
+            try requireVendor(request)
+            return try registerProduct(request)
+        case (_, "PATCH", 3) where path[0...1] == ["api", "products"]:
+            try requireVendor(request)
+            return try editProduct(try productID(path[2]), request)
+        case (_, "GET", 3) where path[0...1] == ["api", "products"]:
+            return json(productJSON(try stored(try productID(path[2]))))
+        case (.marketTraining, "POST", 4) where path[3] == "secret", (.openmarket, "POST", 4) where path[3] == "archived":
+            try requireVendor(request)
+            let id = try productID(path[2])
+            _ = try stored(id)
+            let body = try? JSONSerialization.jsonObject(with: request.body) as? [String: String]
+            guard body?["secret"] == Self.vendorSecret else { throw Failure(status: 401, message: "secret is wrong") }
+            let token = UUID().uuidString.lowercased()
+            deletionTokens[id] = token
+            // G3 answers a URI without the leading slash; clients must add it.
+            let answer = dialect == .marketTraining ? token : "api/products/\(id)/archived/\(token)"
+            return FlyingFox.HTTPResponse(statusCode: .ok, headers: [.contentType: "text/plain"], body: Data(answer.utf8))
+        case (.marketTraining, "DELETE", 4):
+            try requireVendor(request)
+            let id = try productID(path[2])
+            if path[3] == Self.vendorSecret { throw Failure(status: 400, message: "the vendor secret is not a product secret") }
+            guard deletionTokens[id] == path[3] else { throw Failure(status: 404, message: "no such product secret") }
+            products[id] = nil
+            return FlyingFox.HTTPResponse(statusCode: .noContent)
+        case (.openmarket, "DELETE", 5) where path[3] == "archived":
+            try requireVendor(request)
+            let id = try productID(path[2])
+            guard deletionTokens[id] == path[4] else { throw Failure(status: 404, message: "no such deletion URI") }
+            products[id] = nil
+            return FlyingFox.HTTPResponse(statusCode: .noContent)
+        default:
+            throw Failure(status: 404, message: "no route for \(request.method) \(request.path)")
+        }
+    }
+
+    // MARK: G1
+
+    private func registerItem(_ request: Received) throws -> FlyingFox.HTTPResponse {
+        let fields = try textFields(request.parts, allowed: ["title", "descriptions", "price", "currency", "stock", "discounted_price", "password"])
+        for required in ["title", "descriptions", "price", "currency", "stock", "password"] where fields[required] == nil {
+            throw Failure(status: 400, message: "\(required) is required")
+        }
+        let images = try checkedImages(request.parts, partName: "images[]", required: true)
+        let id = allocateID()
+        products[id] = Stored(id: id, fields: fields, images: images, password: fields["password"])
+        return json(try itemJSON(try stored(id)))
+    }
+
+    private func editItem(_ id: Int, _ request: Received) throws -> FlyingFox.HTTPResponse {
+        var product = try stored(id)
+        let fields = try textFields(request.parts, allowed: ["title", "descriptions", "price", "currency", "stock", "discounted_price", "password"])
+        guard fields["password"] == product.password else { throw Failure(status: 401, message: "Wrong password") }
+        for (key, value) in fields where key != "password" { product.fields[key] = value }
+        let images = try checkedImages(request.parts, partName: "images[]", required: false)
+        if !images.isEmpty { product.images = images }
+        products[id] = product
+        return json(try itemJSON(product))
+    }
+
+    private func itemJSON(_ product: Stored) throws -> [String: Any] {
+        var object: [String: Any] = [
+            "id": product.id, "title": product.fields["title"] ?? "", "descriptions": product.fields["descriptions"] ?? "",
+            "price": Double(product.fields["price"] ?? "") ?? 0, "currency": product.fields["currency"] ?? "",
+            "stock": Int(product.fields["stock"] ?? "") ?? 0,
+            "images": product.images.indices.map { "https://images.test/\(product.id)/\($0).jpg" },
+            "thumbnails": product.images.indices.map { "https://images.test/\(product.id)/thumb-\($0).jpg" },
+            "registration_date": 1_611_523_563.719116,
+        ]
+        if let discounted = product.fields["discounted_price"] { object["discounted_price"] = Double(discounted) ?? 0 }
+        return object
+    }
+
+    // MARK: G2 / G3
+
+    private func requireVendor(_ request: Received) throws {
+        guard request.headers["identifier"] == Self.identifier else {
+            throw Failure(status: 401, message: "identifier header is missing or unknown")
+        }
+    }
+
+    private func registerProduct(_ request: Received) throws -> FlyingFox.HTTPResponse {
+        guard let paramsPart = request.parts.first(where: { $0.name == "params" }) else {
+            throw Failure(status: 400, message: "MissingServletRequestPartException: Required request part 'params' is not present")
+        }
+        if let stray = request.parts.first(where: { $0.name != "params" && $0.name != "images" }) {
+            throw Failure(status: 400, message: "unexpected part \(stray.name ?? "(unnamed)")")
+        }
+        guard paramsPart.headers["content-type"]?.hasPrefix("application/json") == true else {
+            throw Failure(status: 415, message: "params must be application/json")
+        }
+        guard let params = try? JSONSerialization.jsonObject(with: paramsPart.body) as? [String: Any] else {
+            throw Failure(status: 400, message: "JSON parse error: params is not a JSON object")
+        }
+        let descriptionKey = dialect == .openmarket ? "description" : "descriptions"
+        let allowed: Set<String> = ["name", descriptionKey, "price", "currency", "discounted_price", "stock", "secret"]
+        if let unknown = params.keys.first(where: { !allowed.contains($0) }) {
+            throw Failure(status: 400, message: "JSON parse error: Unrecognized field \"\(unknown)\"")
+        }
+        guard params["secret"] as? String == Self.vendorSecret else { throw Failure(status: 401, message: "secret is wrong") }
+        guard let name = params["name"] as? String, (3...100).contains(name.count) else {
+            throw Failure(status: 400, message: "name must be 3 to 100 characters")
+        }
+        guard let description = params[descriptionKey] as? String, (10...1000).contains(description.count) else {
+            throw Failure(status: 400, message: "\(descriptionKey) must be 10 to 1000 characters")
+        }
+        guard let price = params["price"] as? Double else { throw Failure(status: 400, message: "price must be a number") }
+        guard let currency = params["currency"] as? String, ["KRW", "USD"].contains(currency) else {
+            throw Failure(status: 400, message: "currency must be KRW or USD")
+        }
+        let discounted = params["discounted_price"] as? Double
+        if let discounted, discounted > price { throw Failure(status: 400, message: "discounted_price exceeds price") }
+        let images = try checkedImages(request.parts, partName: "images", required: true)
+        let id = allocateID()
+        var fields = ["name": name, "description": description, "price": "\(price)", "currency": currency,
+                      "stock": "\(params["stock"] as? Int ?? 0)"]
+        fields["discounted_price"] = discounted.map { "\($0)" }
+        products[id] = Stored(id: id, fields: fields, images: images, password: nil)
+        return json(productJSON(try stored(id)))
+    }
+
+    private func editProduct(_ id: Int, _ request: Received) throws -> FlyingFox.HTTPResponse {
+        guard request.headers["content-type"]?.hasPrefix("application/json") == true,
+              let body = try? JSONSerialization.jsonObject(with: request.body) as? [String: Any] else {
+            throw Failure(status: 400, message: "JSON parse error")
+        }
+        guard body["secret"] as? String == Self.vendorSecret else { throw Failure(status: 401, message: "secret is wrong") }
+        var product = try stored(id)
+        let descriptionKey = dialect == .openmarket ? "description" : "descriptions"
+        for (key, value) in body where key != "secret" {
+            switch key {
+            case "name", "currency": product.fields[key] = value as? String
+            case descriptionKey: product.fields["description"] = value as? String
+            case "price", "discounted_price", "stock", "thumbnail_id": product.fields[key] = "\(value)"
+            default: throw Failure(status: 400, message: "JSON parse error: Unrecognized field \"\(key)\"")
+            }
+        }
+        products[id] = product
+        return json(productJSON(product))
+    }
+
+    /// Numbers as the Spring servers send them (`2000.0`), dates without a zone.
+    private func productJSON(_ product: Stored) -> [String: Any] {
+        var object: [String: Any] = [
+            "id": product.id, "vendor_id": 7, "name": product.fields["name"] ?? "",
+            "description": product.fields["description"] ?? "",
+            "thumbnail": "https://images.test/\(product.id)/thumb.jpg", "currency": product.fields["currency"] ?? "",
+            "price": Double(product.fields["price"] ?? "") ?? 0, "bargain_price": Double(product.fields["price"] ?? "") ?? 0,
+            "stock": Double(product.fields["stock"] ?? "") ?? 0, "created_at": "2022-01-18T00:00:00.00",
+            "issued_at": "2022-01-18T00:00:00.00",
+            "images": product.images.indices.map {
+                ["id": product.id * 10 + $0, "url": "https://images.test/\(product.id)/\($0).jpg",
+                 "thumbnail_url": "https://images.test/\(product.id)/thumb-\($0).jpg", "succeed": true,
+                 "issued_at": "2022-01-18T00:00:00.00"] as [String: Any]
+            },
+        ]
+        object["discounted_price"] = Double(product.fields["discounted_price"] ?? "") ?? 0.0
+        return object
+    }
+
+    // MARK: Rules shared by the dialects
+
+    private func textFields(_ parts: [Part], allowed: Set<String>) throws -> [String: String] {
+        var fields: [String: String] = [:]
+        for part in parts where part.filename == nil {
+            guard let name = part.name, allowed.contains(name) else { throw Failure(status: 400, message: "unexpected field \(part.name ?? "")") }
+            fields[name] = String(decoding: part.body, as: UTF8.self)
+        }
+        return fields
+    }
+
+    private func checkedImages(_ parts: [Part], partName: String, required: Bool) throws -> [(filename: String, contentType: String, data: Data)] {
+        let images = parts.filter { $0.filename != nil }
+        if let wrong = images.first(where: { $0.name != partName }) {
+            throw Failure(status: 400, message: "image part named \(wrong.name ?? "") instead of \(partName)")
+        }
+        if images.count > 5 { throw Failure(status: 400, message: "The number of images must be 5 or less") }
+        if required && images.isEmpty { throw Failure(status: 400, message: "at least one image is required") }
+        return try images.map { part in
+            let filename = part.filename ?? ""
+            let ext = (filename as NSString).pathExtension.lowercased()
+            guard ["jpg", "jpeg", "png"].contains(ext) else { throw Failure(status: 400, message: "\(filename): extension must be jpg, jpeg or png") }
+            let type = part.headers["content-type"] ?? ""
+            guard type == (ext == "png" ? "image/png" : "image/jpeg") else {
+                throw Failure(status: 400, message: "\(filename): content type \(type) does not match")
+            }
+            guard part.body.count <= 300_000 else { throw Failure(status: 413, message: "\(filename) is over 300KB") }
+            return (filename, type, part.body)
+        }
+    }
+
+    private func productID(_ text: String) throws -> Int {
+        guard let id = Int(text) else { throw Failure(status: 400, message: "product id must be a number") }
+        return id
+    }
+
+    private func stored(_ id: Int) throws -> Stored {
+        guard let product = products[id] else { throw Failure(status: 404, message: "product \(id) not found") }
+        return product
+    }
+
+    private func allocateID() -> Int {
+        nextID += 1
+        return nextID
+    }
+
+    private func json(_ object: [String: Any]) -> FlyingFox.HTTPResponse {
+        let data = (try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys])) ?? Data()
+        return FlyingFox.HTTPResponse(statusCode: .ok, headers: [.contentType: "application/json"], body: data)
+    }
+
+    private func error(_ status: Int, _ message: String) -> FlyingFox.HTTPResponse {
+        let object: [String: Any] = dialect == .items ? ["error": true, "reason": message] : ["code": status, "message": message]
+        let data = (try? JSONSerialization.data(withJSONObject: object)) ?? Data()
+        return FlyingFox.HTTPResponse(statusCode: HTTPStatusCode(status, phrase: "Error"), headers: [.contentType: "application/json"], body: data)
+    }
+
+    private func respond(_ status: Int, _ text: String) -> FlyingFox.HTTPResponse {
+        FlyingFox.HTTPResponse(statusCode: HTTPStatusCode(status, phrase: "Error"), body: Data(text.utf8))
+    }
+
+    // MARK: Multipart, parsed independently of the uploader
+
+    /// Splits a body with multipart-kit's parser. The boundary must come after `boundary=` in the
+    /// Content-Type header, as RFC 2046 requires; a header without it is refused like the real servers did.
+    static func parseMultipart(_ body: Data, contentType: String) throws -> [Part] {
+        guard let range = contentType.range(of: "boundary=") else {
+            throw Failure(status: 400, message: "Content-Type has no boundary= parameter")
+        }
+        var boundary = String(contentType[range.upperBound...])
+        if let end = boundary.firstIndex(of: ";") { boundary = String(boundary[..<end]) }
+        boundary = boundary.trimmingCharacters(in: CharacterSet(charactersIn: "\" "))
+
+        var parts: [Part] = []
+        var headers: [String: String] = [:]
+        var current = Data()
+        let parser = MultipartParser(boundary: boundary)
+        parser.onHeader = { name, value in headers[name.lowercased()] = value }
+        parser.onBody = { buffer in current.append(contentsOf: buffer.readableBytesView) }
+        parser.onPartComplete = {
+            let disposition = headers["content-disposition"] ?? ""
+            parts.append(Part(headers: headers, name: Self.parameter("name", in: disposition),
+                              filename: Self.parameter("filename", in: disposition), body: current))
+            headers = [:]
+            current = Data()
+        }
+        do {
+            try parser.execute([UInt8](body))
+        } catch {
+            throw Failure(status: 400, message: "Header section has more than 10240 bytes (maybe it is not properly terminated): \(error)")
+        }
+        guard body.suffix(boundary.count + 6) == Data("--\(boundary)--\r\n".utf8) || body.hasSuffix(Data("--\(boundary)--".utf8)) else {
+            throw Failure(status: 400, message: "the body does not end with the closing delimiter --\(boundary)--")
+        }
+        return parts
+    }
+
+    /// A quoted parameter of a Content-Disposition value, taken literally up to the closing quote.
+    static func parameter(_ key: String, in disposition: String) -> String? {
+        guard let start = disposition.range(of: "; \(key)=\"") else { return nil }
+        let rest = disposition[start.upperBound...]
+        guard let end = rest.firstIndex(of: "\"") else { return nil }
+        return String(rest[..<end])
+    }
+}
+
+private extension Data {
+    func hasSuffix(_ suffix: Data) -> Bool { count >= suffix.count && self.suffix(suffix.count) == suffix }
+}
