@@ -34,6 +34,10 @@ public struct OpenMarketClient: Sendable {
         try decode(try await send(requests.product(id: id), idempotent: true, credentials: nil))
     }
 
+    public func products(page: Int, itemsPerPage: Int = 20) async throws(OpenMarketError) -> ProductPage {
+        try decode(try await send(requests.products(page: page, itemsPerPage: itemsPerPage), idempotent: true, credentials: nil))
+    }
+
     public func delete(id: Int, credentials: Credentials) async throws(OpenMarketError) {
         if requests.dialect == .items {
             _ = try await send(try requests.deletion(id: id, credentials: credentials), idempotent: false, credentials: credentials)
@@ -66,11 +70,11 @@ public struct OpenMarketClient: Sendable {
         }
     }
 
-    private func decode(_ body: Data) throws(OpenMarketError) -> ProductResponse {
+    private func decode<T: Decodable>(_ body: Data) throws(OpenMarketError) -> T {
         do {
-            return try JSONDecoder().decode(ProductResponse.self, from: body)
+            return try JSONDecoder().decode(T.self, from: body)
         } catch {
-            throw .invalidResponse("expected a product as JSON, got \"\(String(decoding: body.prefix(120), as: UTF8.self))\"")
+            throw .invalidResponse("expected JSON, got \"\(String(decoding: body.prefix(120), as: UTF8.self))\"")
         }
     }
 }

@@ -74,6 +74,15 @@ public struct RequestBuilder: Sendable {
         }
     }
 
+    public func products(page: Int, itemsPerPage: Int = 20) -> OpenMarketRequest {
+        if dialect == .items { return request("GET", path: "/items/\(page)", headers: [], body: .none) }
+        var request = request("GET", path: "/api/products", headers: [], body: .none)
+        var components = URLComponents(url: request.url, resolvingAgainstBaseURL: false)
+        components?.queryItems = [URLQueryItem(name: "page_no", value: String(page)), URLQueryItem(name: "items_per_page", value: String(itemsPerPage))]
+        request.url = components?.url ?? request.url
+        return request
+    }
+
     public func product(id: Int) -> OpenMarketRequest {
         request("GET", path: dialect == .items ? "/item/\(id)" : "/api/products/\(id)", headers: [], body: .none)
     }
