@@ -32,16 +32,15 @@ let package = Package(
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
-        .testTarget(
-            name: "ImagePipelineTests",
-            // The CLI tests run the built executable, so the test target depends on it to get it built.
-            dependencies: ["ImagePipeline", "CVips", "market-images"]
-        ),
+        // Runs the built executable for the CLI tests; depending on it gets the executable built.
+        .target(name: "TestSupport", dependencies: ["market-images"], path: "Tests/TestSupport"),
+        .testTarget(name: "ImagePipelineTests", dependencies: ["ImagePipeline", "TestSupport"]),
         .testTarget(
             name: "MarketUploaderTests",
             dependencies: [
                 "MarketUploader",
                 "ImagePipeline",
+                "TestSupport",
                 .product(name: "FlyingFox", package: "FlyingFox"),
                 .product(name: "MultipartKit", package: "multipart-kit"),
             ]

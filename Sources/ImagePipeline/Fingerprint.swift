@@ -1,6 +1,6 @@
-/// A short, stable hash for settings strings. Not cryptographic: it only has to notice a change.
-enum Fingerprint {
-    static func hex(_ text: String) -> String {
+/// A short, stable hash for settings and paths. Not cryptographic: it only has to notice a change.
+public enum Fingerprint {
+    public static func hex(_ text: String) -> String {
         var hash: UInt64 = 0xcbf2_9ce4_8422_2325 // FNV-1a, 64 bit
         for byte in text.utf8 {
             hash ^= UInt64(byte)

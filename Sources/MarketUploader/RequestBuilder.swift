@@ -41,11 +41,7 @@ public struct RequestBuilder: Sendable {
 
     /// On G1 the images, when given, become the product's images; G2/G3 cannot change images at all.
     public func edit(id: Int, _ change: ProductChange, images: [UploadImage] = [], credentials: Credentials) throws(OpenMarketError) -> OpenMarketRequest {
-        if !images.isEmpty && !dialect.canChangeImages {
-            throw .unsupported("the \(dialect.rawValue) server cannot change a product's images after it is registered "
-                + "(its PATCH takes JSON only); register the product again with the new images, or pick one of its "
-                + "current images as the thumbnail with --thumbnail-id")
-        }
+        if !images.isEmpty { try checkImagesCanChange() }
         var problems = change.problems(for: dialect) + credentialProblems(credentials)
         if change.isEmpty && images.isEmpty { problems.append("nothing to change: give a field to edit or images to attach") }
         if !images.isEmpty { problems += imageProblems(images) }
@@ -71,6 +67,16 @@ public struct RequestBuilder: Sendable {
             if let discounted = change.discountedPrice { body["discounted_price"] = .number(discounted) }
             if let thumbnail = change.thumbnailID { body["thumbnail_id"] = .number(Double(thumbnail)) }
             return request("PATCH", path: "/api/products/\(id)", headers: [("identifier", identifier)], body: .json(JSONValue.object(body).encoded()))
+        }
+    }
+
+    /// Throws unless this dialect's edit can carry images (G1 only), so a caller can refuse before
+    /// preparing any photo.
+    public func checkImagesCanChange() throws(OpenMarketError) {
+        guard dialect.canChangeImages else {
+            throw .unsupported("the \(dialect.rawValue) server cannot change a product's images after it is registered "
+                + "(its PATCH takes JSON only); register the product again with the new images, or pick one of its "
+                + "current images as the thumbnail with --thumbnail-id")
         }
     }
 

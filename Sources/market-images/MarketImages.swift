@@ -2,7 +2,7 @@ import ArgumentParser
 import Foundation
 
 @main
-struct MarketImages: ParsableCommand {
+struct MarketImages: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "market-images",
         abstract: "Get product photos from a camera roll onto an OpenMarket server.",
@@ -14,17 +14,23 @@ struct MarketImages: ParsableCommand {
           market-images prepare photos/ --out ready/
           market-images thumbs photos/ --out thumbs/
           market-images inspect photos/sku-123/IMG_0001.HEIC
+          market-images register photos/sku-123 --name "Ceramic mug" --description "Hand-thrown, 350 ml" --price 12000
+          market-images publish products/
 
         Exit status: 0 all good, 1 some inputs failed, 2 usage error.
         """,
-        subcommands: [Prepare.self, Thumbs.self, Inspect.self]
+        subcommands: [Prepare.self, Thumbs.self, Inspect.self, Register.self, Edit.self, Attach.self, Publish.self]
     )
 
     /// ArgumentParser exits 64 (EX_USAGE) on usage errors; this tool promises 2, like most Unix tools.
-    static func main() {
+    static func main() async {
         do {
             var command = try parseAsRoot()
-            try command.run()
+            if var asyncCommand = command as? AsyncParsableCommand {
+                try await asyncCommand.run()
+            } else {
+                try command.run()
+            }
         } catch {
             if exitCode(for: error) == .validationFailure {
                 Terminal.standardError.write(fullMessage(for: error) + "\n")

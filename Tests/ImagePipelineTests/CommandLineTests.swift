@@ -1,41 +1,12 @@
 import Foundation
+import TestSupport
 import XCTest
 @testable import ImagePipeline
 
 /// The `market-images` executable as a user runs it: exit codes, streams, JSON, help.
 final class CommandLineTests: XCTestCase {
-    struct Result {
-        var status: Int32
-        var stdout: String
-        var stderr: String
-    }
-
-    /// The executable built next to this test bundle.
-    static let executable: URL = {
-        let candidates = [
-            URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent(),
-            Bundle.main.bundleURL.deletingLastPathComponent(),
-            Bundle(for: CommandLineTests.self).bundleURL.deletingLastPathComponent(),
-        ]
-        return candidates.map { $0.appendingPathComponent("market-images") }
-            .first { FileManager.default.isExecutableFile(atPath: $0.path) } ?? candidates[0]
-    }()
-
-    func runTool(_ arguments: [String], environment: [String: String] = [:]) throws -> Result {
-        let process = Process()
-        process.executableURL = Self.executable
-        process.arguments = arguments
-        process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
-        let out = Pipe(), err = Pipe()
-        process.standardOutput = out
-        process.standardError = err
-        try process.run()
-        // Read both pipes before waiting so a chatty child cannot block on a full pipe.
-        let stdoutData = out.fileHandleForReading.readDataToEndOfFile()
-        let stderrData = err.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return Result(status: process.terminationStatus, stdout: String(decoding: stdoutData, as: UTF8.self),
-                      stderr: String(decoding: stderrData, as: UTF8.self))
+    func runTool(_ arguments: [String]) throws -> CommandLineTool.Result {
+        try CommandLineTool.run(arguments)
     }
 
     func testGoodFolderExitsZeroAndPrintsEachOutput() throws {

@@ -1,0 +1,141 @@
+import Foundation
+@testable import MarketUploader
+import TestSupport
+import XCTest
+
+/// `register`, `attach` and `publish` as a seller runs them, against the loopback server. Every
+/// output is also checked for the secrets.
+final class UploaderCommandLineTests: UploaderTestCase {
+    private var root = ""
+
+    override func setUp() async throws {
+        root = FileManager.default.temporaryDirectory.appendingPathComponent("cli-\(UUID().uuidString)").path
+        try FileManager.default.createDirectory(atPath: root, withIntermediateDirectories: true)
+        let root = self.root
+        addTeardownBlock { try? FileManager.default.removeItem(atPath: root) }
+    }
+
+    private func productFolder(_ name: String, photos: [String], json: String? = nil) throws -> String {
+        let folder = root + "/products/" + name
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        for (index, photo) in photos.enumerated() {
+            try Self.fixture(photo).write(to: URL(fileURLWithPath: "\(folder)/IMG_\(index + 1).\((photo as NSString).pathExtension)"))
+        }
+        let product = json ?? #"{"name":"Product \#(name)","description":"A fine product called \#(name).","price":9000,"currency":"KRW","stock":2}"#
+        try product.write(toFile: folder + "/product.json", atomically: true, encoding: .utf8)
+        return folder
+    }
+
+    private func tool(_ arguments: [String], dialect: Dialect = .openmarket) throws -> CommandLineTool.Result {
+        let result = try CommandLineTool.run(arguments + ["--server", baseURL.absoluteString, "--dialect", dialect.rawValue, "--cache", root + "/cache"],
+                                             environment: ["OPENMARKET_IDENTIFIER": OpenMarketTestServer.identifier,
+                                                           "OPENMARKET_SECRET": OpenMarketTestServer.vendorSecret,
+                                                           "OPENMARKET_PASSWORD": OpenMarketTestServer.password])
+        for secret in [OpenMarketTestServer.vendorSecret, OpenMarketTestServer.password] {
+            XCTAssertFalse(result.stdout.contains(secret) || result.stderr.contains(secret), "secret leaked by \(arguments)")
+        }
+        return result
+    }
+
+    func testRegisterAFolderWithProductJSON() async throws {
+        _ = try await startServer(.openmarket)
+        let folder = try productFolder("sku-1", photos: ["photos/iphone_13_pro_max.HEIC", "orientation/Landscape_6.jpg"])
+        let result = try tool(["register", folder, "--json"])
+        XCTAssertEqual(result.status, 0, result.stderr)
+        let product = try JSONDecoder().decode(ProductResponse.self, from: Data(result.stdout.utf8))
+        XCTAssertEqual(product.name, "Product sku-1")
+        let stored = try await XCTUnwrapAsync(await server.products[product.id])
+        XCTAssertEqual(stored.images.map(\.filename), ["IMG_1.jpg", "IMG_2.jpg"])
+        XCTAssertTrue(stored.images.allSatisfy { $0.data.count <= 300_000 })
+    }
+
+    func testDryRunSendsNothingAndRedacts() async throws {
+        _ = try await startServer(.items)
+        let folder = try productFolder("sku-2", photos: ["photos/DSCN0010.jpg"])
+        let result = try tool(["register", folder, "--dry-run"], dialect: .items)
+        XCTAssertEqual(result.status, 0, result.stderr)
+        XCTAssertTrue(result.stdout.hasPrefix("POST \(baseURL.absoluteString)/item\n"), result.stdout)
+        XCTAssertTrue(result.stdout.contains("name=\"password\"\n\n<redacted>"), result.stdout)
+        XCTAssertTrue(result.stdout.contains("name=\"images[]\"; filename=\"IMG_1.jpg\""))
+        let count = await server.requestCount
+        XCTAssertEqual(count, 0)
+        let shown = try CommandLineTool.run(["register", folder, "--dry-run", "--show-secrets", "--server", baseURL.absoluteString,
+                                             "--dialect", "items", "--password", "visible-pw", "--cache", root + "/cache"])
+        XCTAssertTrue(shown.stdout.contains("visible-pw"))
+    }
+
+    func testAttachOnOpenmarketExplainsAndSendsNothing() async throws {
+        _ = try await startServer(.openmarket)
+        let result = try tool(["attach", "101", Fixture.jpegPath])
+        XCTAssertEqual(result.status, 1)
+        XCTAssertTrue(result.stderr.contains("cannot change a product's images"), result.stderr)
+        XCTAssertFalse(FileManager.default.fileExists(atPath: root + "/cache"), "nothing was prepared either")
+        let count = await server.requestCount
+        XCTAssertEqual(count, 0)
+    }
+
+    func testInvalidProductIsReportedWithEveryProblemAndMissingCredentialsAreUsageErrors() async throws {
+        _ = try await startServer(.openmarket)
+        let folder = try productFolder("bad", photos: ["photos/DSCN0010.jpg"], json: #"{"name":"ab","description":"short","price":10,"discounted_price":20}"#)
+        let result = try tool(["register", folder])
+        XCTAssertEqual(result.status, 1)
+        XCTAssertTrue(result.stderr.contains("name must be 3–100") && result.stderr.contains("must not exceed the price"), result.stderr)
+        let noCredentials = try CommandLineTool.run(["register", folder, "--server", baseURL.absoluteString, "--dialect", "openmarket"],
+                                                    environment: ["OPENMARKET_IDENTIFIER": "", "OPENMARKET_SECRET": ""])
+        XCTAssertEqual(noCredentials.status, 2, noCredentials.stderr)
+        let count = await server.requestCount
+        XCTAssertEqual(count, 0)
+    }
+
+    func testPublishRegistersEachFolderOnceAcrossReruns() async throws {
+        _ = try await startServer(.marketTraining)
+        for name in ["a", "b", "c"] { _ = try productFolder(name, photos: ["photos/DSCN0010.jpg"]) }
+        let first = try tool(["publish", root + "/products"], dialect: .marketTraining)
+        XCTAssertEqual(first.status, 0, first.stderr)
+        var products = await server.products
+        XCTAssertEqual(products.count, 3)
+
+        _ = try productFolder("d", photos: ["alpha/Flag_of_the_Netherlands-alpha.png"])
+        let second = try tool(["publish", root + "/products"], dialect: .marketTraining)
+        XCTAssertEqual(second.status, 0, second.stderr)
+        XCTAssertEqual(second.stderr.components(separatedBy: "already registered").count - 1, 3)
+        products = await server.products
+        XCTAssertEqual(products.count, 4, "no product listed twice")
+    }
+
+    func testPublishNeverResendsARequestThatMayHaveBeenListed() async throws {
+        _ = try await startServer(.openmarket)
+        _ = try productFolder("a", photos: ["photos/DSCN0010.jpg"])
+        await server.arm(.status(500, body: #"{"code":500,"message":"timeout writing to the database"}"#))
+        let failed = try tool(["publish", root + "/products"])
+        XCTAssertEqual(failed.status, 1)
+        XCTAssertTrue(failed.stderr.contains("database"), failed.stderr)
+
+        let rerun = try tool(["publish", root + "/products"])
+        XCTAssertEqual(rerun.status, 1)
+        XCTAssertTrue(rerun.stderr.contains("--resend-pending"), rerun.stderr)
+        var count = await server.requestCount
+        XCTAssertEqual(count, 1, "the pending product was not sent again")
+
+        let resent = try tool(["publish", root + "/products", "--resend-pending"])
+        XCTAssertEqual(resent.status, 0, resent.stderr)
+        count = await server.requestCount
+        XCTAssertEqual(count, 2)
+    }
+
+    func testPublishForgetsARequestTheServerRefused() async throws {
+        _ = try await startServer(.openmarket)
+        _ = try productFolder("a", photos: ["photos/DSCN0010.jpg"])
+        await server.arm(.status(400, body: #"{"code":400,"message":"JSON parse error"}"#))
+        XCTAssertEqual(try tool(["publish", root + "/products"]).status, 1)
+        let rerun = try tool(["publish", root + "/products"])
+        XCTAssertEqual(rerun.status, 0, "a refused request listed nothing, so it is sent again: \(rerun.stderr)")
+    }
+}
+
+enum Fixture {
+    static var jpegPath: String {
+        URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .appendingPathComponent("Fixtures/photos/DSCN0010.jpg").path
+    }
+}
