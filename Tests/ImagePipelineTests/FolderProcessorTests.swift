@@ -2,21 +2,7 @@ import XCTest
 @testable import ImagePipeline
 
 /// Folders: products, names, the manifest, incremental reruns and never losing work.
-final class FolderProcessorTests: XCTestCase {
-    private var root = ""
-    private var input: String { root + "/in" }
-    private var output: String { root + "/out" }
-
-    override func setUpWithError() throws {
-        root = try temporaryFolder(self)
-    }
-
-    private func copy(_ fixture: String, to relative: String) throws {
-        let destination = input + "/" + relative
-        try FileManager.default.createDirectory(atPath: (destination as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
-        try FileManager.default.copyItem(atPath: Fixture.path(fixture), toPath: destination)
-    }
-
+final class FolderProcessorTests: FolderTestCase {
     private func prepareFolder(_ inputs: [String]? = nil, options: PrepareOptions = PrepareOptions(), force: Bool = false) throws -> FolderReport {
         var job = FolderJob(inputs: inputs ?? [input], outputFolder: output, prepare: options)
         job.jobs = 2

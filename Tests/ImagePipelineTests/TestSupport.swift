@@ -111,3 +111,21 @@ extension DecodedImage {
 func largestDifference(_ a: [[Double]], _ b: [[Double]]) -> Double {
     zip(a, b).flatMap { zip($0, $1).map { abs($0 - $1) } }.max() ?? .infinity
 }
+
+/// A fresh input and output folder per test, and a way to lay photos out as a seller would.
+class FolderTestCase: XCTestCase {
+    var root = ""
+    var input: String { root + "/in" }
+    var output: String { root + "/out" }
+
+    override func setUpWithError() throws {
+        root = try temporaryFolder(self)
+    }
+
+    /// Copies a fixture to `input/relative`, creating product folders on the way.
+    func copy(_ fixture: String, to relative: String) throws {
+        let destination = input + "/" + relative
+        try FileManager.default.createDirectory(atPath: (destination as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
+        try FileManager.default.copyItem(atPath: Fixture.path(fixture), toPath: destination)
+    }
+}

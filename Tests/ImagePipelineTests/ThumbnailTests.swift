@@ -2,21 +2,7 @@ import XCTest
 @testable import ImagePipeline
 
 /// Square list/grid thumbnails: sizes, crops, correctness, the index, and incremental regeneration.
-final class ThumbnailTests: XCTestCase {
-    private var root = ""
-    private var input: String { root + "/in" }
-    private var output: String { root + "/out" }
-
-    override func setUpWithError() throws {
-        root = try temporaryFolder(self)
-    }
-
-    private func copy(_ fixture: String, to relative: String) throws {
-        let destination = input + "/" + relative
-        try FileManager.default.createDirectory(atPath: (destination as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
-        try FileManager.default.copyItem(atPath: Fixture.path(fixture), toPath: destination)
-    }
-
+final class ThumbnailTests: FolderTestCase {
     private func thumbs(_ options: ThumbnailOptions = ThumbnailOptions(), prune: Bool = false, dryRun: Bool = false,
                         prepare: PrepareOptions? = nil) throws -> FolderReport {
         var job = FolderJob(inputs: [input], outputFolder: output, prepare: prepare, thumbnails: options)
