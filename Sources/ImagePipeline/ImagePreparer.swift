@@ -24,6 +24,20 @@ public struct ImagePreparer: Sendable {
         try BudgetEncoder(options: options).encode(decoded, stem: stem)
     }
 
+    /// Bytes at every quality in the range, on exactly the pixels `encoded` was made from: the
+    /// exhaustive answer the model-guided search is checked against, and a view of how size falls
+    /// with quality when choosing a budget.
+    public func qualityCurve(_ decoded: DecodedImage, for encoded: EncodedImage) throws(ImagePipelineError) -> [Int: Int] {
+        let final = encoded.width == decoded.width && encoded.height == decoded.height
+            ? decoded : try decoded.fitting(edge: max(encoded.width, encoded.height))
+        let pixels = try final.pixels(for: .jpeg)
+        var curve: [Int: Int] = [:]
+        for quality in options.minQuality...options.maxQuality {
+            curve[quality] = try pixels.jpegData(quality: quality).count
+        }
+        return curve
+    }
+
     static func stem(of path: String) -> String {
         let name = (path as NSString).lastPathComponent
         let stem = (name as NSString).deletingPathExtension

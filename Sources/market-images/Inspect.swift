@@ -24,11 +24,16 @@ struct Inspect: ParsableCommand {
     @Flag(help: "Print the findings as JSON on standard output.")
     var json = false
 
+    @Flag(help: "Also encode at every quality in the range and show the bytes of each (slow).")
+    var curve = false
+
     struct Finding: Encodable {
         var file: String
         var header: ImageHeader?
         var plan: [String]?
         var output: Output?
+        /// Bytes at each quality, on the pixels of the result (with --curve).
+        var curve: [String: Int]?
         var error: String?
 
         struct Output: Encodable {
@@ -58,7 +63,11 @@ struct Inspect: ParsableCommand {
             let header = try ImageHeader.read(file: file)
             finding.header = header
             finding.plan = Self.plan(header, preparer.options)
-            let encoded = try preparer.prepare(file: file)
+            let decoded = try preparer.decode(file: file)
+            let encoded = try preparer.encode(decoded, stem: URL(fileURLWithPath: file).deletingPathExtension().lastPathComponent)
+            if curve {
+                finding.curve = Dictionary(uniqueKeysWithValues: try preparer.qualityCurve(decoded, for: encoded).map { (String($0.key), $0.value) })
+            }
             finding.output = .init(format: encoded.format, width: encoded.width, height: encoded.height,
                                    quality: encoded.quality, bytes: encoded.byteCount, encodes: encoded.encodes)
         } catch {
@@ -93,6 +102,10 @@ struct Inspect: ParsableCommand {
         if let output = finding.output {
             let quality = output.quality.map { " at Q\($0)" } ?? ""
             lines.append("  result:      \(output.format.rawValue.uppercased()) \(output.width)×\(output.height)\(quality), \(output.bytes) bytes, \(output.encodes) encode\(output.encodes == 1 ? "" : "s")")
+        }
+        if let curve = finding.curve {
+            let points = curve.compactMap { key, bytes in Int(key).map { ($0, bytes) } }.sorted { $0.0 < $1.0 }
+            lines.append("  bytes by Q:  " + points.map { "Q\($0.0) \($0.1)" }.joined(separator: ", "))
         }
         if let error = finding.error { lines.append("  error:       \(error)") }
         return lines.joined(separator: "\n") + "\n"
