@@ -51,7 +51,8 @@ def table(rows, anchor_rows):
 
 prepare7 = [row(t, e, 7) for t, e in zip(TOOLS, runs("prepare-7"))]
 prepare60 = [row(t, e, 60) for t, e in zip(TOOLS, runs("prepare-60-fast") + runs("prepare-60-slow"))]
-thumbs60 = [row(t, e, 60) for t, e in zip(["market-images (4 variants)", "vipsthumbnail ×4", "ImageMagick (4 variants)"],
+thumbs60 = [row(t, e, 60) for t, e in zip(["market-images (4 variants)", "vipsthumbnail ×1 (600 px only)",
+                                          "vipsthumbnail ×4", "ImageMagick (4 variants)"],
                                          runs("thumbs-60") + runs("thumbs-60-slow"))]
 jobs = [row(t, e, 60) for t, e in zip(["--jobs 1", "--jobs 2"], runs("jobs"))]
 size = [row(t, e, n) for (t, n), e in zip([("60 photos", 60), ("240 photos", 240)], runs("size"))]
@@ -81,7 +82,11 @@ for finding in inspect:
     encodes.append(output["encodes"])
     im = imagemagick.get(name)
     same = im and (im[0], im[1]) == (output["width"], output["height"])
-    im_text = f"Q{im[2]}, {im[3]} B at {im[0]}×{im[1]}" + ("" if same else " (other size)") if im else "–"
+    if im and same:
+        verdict = "≥" if output["quality"] >= min(im[2], 92) else "BELOW"
+        im_text = f"Q{im[2]}, {im[3]} B (market-images {verdict} at the same size)"
+    else:
+        im_text = f"Q{im[2]}, {im[3]} B at {im[0]}×{im[1]} (other size)" if im else "–"
     quality_rows.append(f"| {name} | {output['width']}×{output['height']} | Q{output['quality']}, {output['bytes']} B | "
                         f"Q{best} | {output['encodes']} | {im_text} |")
 
@@ -116,8 +121,9 @@ The 7 corpus photos (one is a 12 MP HEIC that every tool decodes at full size):
 
 ## thumbs: 160, 240, 400 and 600 px squares, 60 photos
 
-`market-images` decodes once and crops once (attention); `vipsthumbnail` runs 4 times per photo (attention);
-ImageMagick makes the 4 from one read with a centre crop (it has no saliency crop).
+`market-images` decodes once and crops once (attention); `vipsthumbnail` runs once per photo (the 600 px
+square only: the target is all four in at most 1.5× that) and 4 times per photo (attention); ImageMagick
+makes the 4 from one read with a centre crop (it has no saliency crop).
 
 {table(thumbs60, thumbs60)}
 
@@ -143,7 +149,8 @@ Rerun of the unchanged 240-photo folder: median {rerun[0]:.3f} s (min {rerun[1]:
 
 Chosen quality and bytes; the highest quality that fits by exhaustive search over Q75–92 with the same
 encoder settings on the same pixels (`inspect --curve`); encodes spent; ImageMagick's `jpeg:extent` result
-(it never resizes, so it is comparable only at the same size).
+(it never resizes, so it is comparable only at the same size; it also searches up to Q100, where
+market-images stops at `--max-quality 92`, so on photos that fit easily ImageMagick spends bytes on Q99–100).
 
 | photo | size | market-images | exhaustive best | encodes | ImageMagick jpeg:extent |
 |---|---|---|---|---|---|

@@ -7,9 +7,23 @@
 #define MARKET_IMAGES_CVIPS_SHIM_H
 
 #include <vips/vips.h>
+#ifdef __GLIBC__
+#include <malloc.h>
+#endif
 
 static inline int mi_init(const char *argv0) {
     return VIPS_INIT(argv0);
+}
+
+/// Keeps glibc's allocator from hoarding freed image buffers: a fixed 1 MB mmap threshold returns
+/// every image-sized buffer to the system on free (glibc otherwise raises the threshold after the
+/// first large free, and later buffers stay resident in heaps), and two arenas bound the per-thread
+/// heaps of libvips' workers. A no-op on other C libraries.
+static inline void mi_tune_allocator(void) {
+#ifdef __GLIBC__
+    mallopt(M_MMAP_THRESHOLD, 1 << 20);
+    mallopt(M_ARENA_MAX, 2);
+#endif
 }
 
 static inline void mi_discard_log(const gchar *domain, GLogLevelFlags level, const gchar *message, gpointer data) {

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import ImagePipeline
 
 @main
 struct MarketImages: AsyncParsableCommand {
@@ -24,6 +25,7 @@ struct MarketImages: AsyncParsableCommand {
 
     /// ArgumentParser exits 64 (EX_USAGE) on usage errors; this tool promises 2, like most Unix tools.
     static func main() async {
+        VipsRuntime.tuneAllocatorForBatchWork()
         do {
             var command = try parseAsRoot()
             if var asyncCommand = command as? AsyncParsableCommand {
