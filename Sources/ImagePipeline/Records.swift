@@ -31,6 +31,7 @@ final class Records: @unchecked Sendable {
         index = job.thumbnails.map { settings in
             var index = loadedIndex ?? ThumbnailIndex(settings: settings)
             index.settings = settings
+            index.variantNames.formUnion(settings.variants.map(\.name))
             return index
         } ?? loadedIndex
         previousOutputs = Dictionary((manifest?.outputs ?? []).map { ($0.source, $0) }, uniquingKeysWith: { $1 })
@@ -122,7 +123,7 @@ final class Records: @unchecked Sendable {
             let goneSources = Set(gone.map(\.source))
             let listed = Set((index?.sources ?? []).filter { !goneSources.contains($0.source) }.flatMap { $0.thumbnails.map(\.path) })
             let protected = listed.union((manifest ?? Manifest.load(from: folder))?.outputs.map(\.output) ?? [])
-            let onDisk = Self.thumbnailFiles(in: folder)
+            let onDisk = Self.thumbnailFiles(in: folder, variants: index?.variantNames ?? [])
             return onDisk.filter { !protected.contains($0) }.sorted(by: NaturalOrder.areInIncreasingOrder)
         }
     }
@@ -136,15 +137,16 @@ final class Records: @unchecked Sendable {
         return orphans
     }
 
-    /// Files named like thumbnails (`stem.variant@2x.jpg`) in the folder and its product subfolders.
-    private static func thumbnailFiles(in folder: String) -> [String] {
-        guard let enumerator = FileManager.default.enumerator(atPath: folder) else { return [] }
+    /// Files named like thumbnails of the given variants (`stem.variant@2x.jpg`) in the folder and
+    /// its product subfolders.
+    private static func thumbnailFiles(in folder: String, variants: Set<String>) -> [String] {
+        guard !variants.isEmpty, let enumerator = FileManager.default.enumerator(atPath: folder) else { return [] }
         var files: [String] = []
         for case let relative as String in enumerator {
             if enumerator.level > 1 { enumerator.skipDescendants() }
-            if relative.range(of: #"\.[A-Za-z0-9_-]+@[1-9]x\.(jpg|webp)$"#, options: .regularExpression) != nil {
-                files.append(relative)
-            }
+            guard let match = relative.range(of: #"\.[A-Za-z0-9_-]+@[1-9]x\.(jpg|webp)$"#, options: .regularExpression) else { continue }
+            let variant = relative[match].dropFirst().prefix { $0 != "@" }
+            if variants.contains(String(variant)) { files.append(relative) }
         }
         return files
     }

@@ -16,4 +16,20 @@ public struct ThumbnailIndex: JSONDocument, Sendable, Equatable {
     public var version = 1
     public var settings: ThumbnailOptions
     public var sources: [Entry] = []
+    /// Every variant name ever made into this folder: pruning only ever deletes files of these
+    /// variants, never a user's own `something.name@2x.jpg`.
+    public var variantNames: Set<String> = []
+
+    init(settings: ThumbnailOptions) {
+        self.settings = settings
+    }
+
+    public init(from decoder: Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        version = try container.decode(Int.self, forKey: .version)
+        settings = try container.decode(ThumbnailOptions.self, forKey: .settings)
+        sources = try container.decode([Entry].self, forKey: .sources)
+        variantNames = try container.decodeIfPresent(Set<String>.self, forKey: .variantNames)
+            ?? Set(sources.flatMap { $0.thumbnails.map(\.variant) })
+    }
 }

@@ -157,6 +157,9 @@ final class ThumbnailTests: FolderTestCase {
         try FileManager.default.removeItem(atPath: input + "/sku/3.jpg")
         let unrelated = output + "/sku/notes.jpg"
         try Data("keep me".utf8).write(to: URL(fileURLWithPath: unrelated))
+        // A user's own file that merely looks like a thumbnail of a variant this folder never had.
+        let lookalike = output + "/sku/logo.small@2x.jpg"
+        try Data("keep me too".utf8).write(to: URL(fileURLWithPath: lookalike))
 
         let dryRun = try thumbs(prune: true, dryRun: true)
         let expected = ["sku/3.grid@2x.jpg", "sku/3.grid@3x.jpg", "sku/3.list@2x.jpg", "sku/3.list@3x.jpg"]
@@ -173,6 +176,7 @@ final class ThumbnailTests: FolderTestCase {
         XCTAssertEqual(remaining.filter { $0.hasPrefix("3.") }, [])
         XCTAssertEqual(remaining.filter { $0.hasPrefix("1.") || $0.hasPrefix("2.") }.count, 8)
         XCTAssertTrue(FileManager.default.fileExists(atPath: unrelated))
+        XCTAssertTrue(FileManager.default.fileExists(atPath: lookalike))
         XCTAssertEqual(ThumbnailIndex.load(from: output)?.sources.count, 2)
 
         // Dropping a variant orphans its files.
