@@ -15,13 +15,15 @@ static inline int mi_init(const char *argv0) {
     return VIPS_INIT(argv0);
 }
 
-/// Keeps glibc's allocator from hoarding freed image buffers: a fixed 1 MB mmap threshold returns
-/// every image-sized buffer to the system on free (glibc otherwise raises the threshold after the
-/// first large free, and later buffers stay resident in heaps), and two arenas bound the per-thread
-/// heaps of libvips' workers. A no-op on other C libraries.
+/// Keeps glibc's allocator from hoarding freed image buffers: a fixed 4 MB mmap threshold returns
+/// every decoded image to the system on free (glibc otherwise raises the threshold after the first
+/// large free, and later images stay resident in heaps), while libvips' strip and tile buffers,
+/// which are smaller and churn constantly, are reused from the heap instead of being page-faulted
+/// in again (1 MB cost 8% more time for the same peak). Two arenas bound the per-thread heaps of
+/// libvips' workers. A no-op on other C libraries.
 static inline void mi_tune_allocator(void) {
 #ifdef __GLIBC__
-    mallopt(M_MMAP_THRESHOLD, 1 << 20);
+    mallopt(M_MMAP_THRESHOLD, 1 << 22);
     mallopt(M_ARENA_MAX, 2);
 #endif
 }
