@@ -10,19 +10,34 @@ import Foundation
 struct BudgetEncoder {
     let options: PrepareOptions
     static let bytesPerPixelExponent = 0.8
+    /// Beyond this aspect ratio a picture is a sliver, not a product photo (panoramas are about 4:1).
+    static let slenderRatio = 10
+
+    /// Odd shapes still encode (the server accepts them) but are almost certainly the wrong file.
+    static func shapeWarnings(width: Int, height: Int, minEdge: Int) -> [String] {
+        let long = max(width, height), short = min(width, height)
+        if long < minEdge {
+            return ["only \(width)×\(height) pixels, too small to show a product; use the original photo"]
+        }
+        if long > short * slenderRatio {
+            return ["\(width)×\(height) is a sliver, not a photo (over \(slenderRatio):1); check this is the right file"]
+        }
+        return []
+    }
 
     func encode(_ decoded: DecodedImage, stem: String) throws(ImagePipelineError) -> EncodedImage {
-        var warnings: [String] = []
+        var warnings = Self.shapeWarnings(width: decoded.width, height: decoded.height, minEdge: options.minEdge)
+        var encodes = 0
         if options.format == .png {
             let png = try decoded.pixels(for: .png).pngData()
             if png.count <= options.maxBytes {
                 return EncodedImage(data: png, format: .png, width: decoded.width, height: decoded.height,
-                                    quality: nil, encodes: 1, warnings: [], suggestedFilename: stem + ".png")
+                                    quality: nil, encodes: 1, warnings: warnings, suggestedFilename: stem + ".png")
             }
             warnings.append("PNG would be \(png.count) bytes, over \(options.maxBytes); wrote JPEG instead")
+            encodes = 1
         }
         var image = decoded
-        var encodes = warnings.isEmpty ? 0 : 1
         var search = QualitySearch(range: options.minQuality...options.maxQuality, budget: options.maxBytes)
         while true {
             let pixels = try image.pixels(for: .jpeg)

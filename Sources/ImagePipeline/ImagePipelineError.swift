@@ -29,7 +29,8 @@ public enum ImagePipelineError: Error, Equatable, Sendable, CustomStringConverti
             return "\(width)×\(height) is \(width * height) pixels, over the limit of \(limit); "
                 + "refused before decoding. If the image is genuine, raise --max-pixels"
         case .decodeFailed(let detail):
-            return "the image data is damaged or truncated (\(detail)); re-export or copy the photo again"
+            let cause = detail.isEmpty ? "" : " (\(detail))"
+            return "the image data is damaged or truncated\(cause); re-export or copy the photo again"
         case .processingFailed(let detail):
             return "processing failed: \(detail)"
         case .encodeFailed(let detail):

@@ -6,6 +6,10 @@ public enum CommandLineTool {
         public var status: Int32
         public var stdout: String
         public var stderr: String
+        /// The signal that ended the process (a crash, or the test's own kill), if any.
+        public var signal: Int32?
+        /// True when the process outlived its time limit and was killed.
+        public var timedOut = false
     }
 
     /// The executable built next to the test bundle.
@@ -18,24 +22,58 @@ public enum CommandLineTool {
             .first { FileManager.default.isExecutableFile(atPath: $0.path) } ?? candidates[0]
     }()
 
-    public static func run(_ arguments: [String], environment: [String: String] = [:]) throws -> Result {
-        let process = Process()
-        process.executableURL = executable
-        process.arguments = arguments
-        process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
-        let out = Pipe(), err = Pipe()
-        process.standardOutput = out
-        process.standardError = err
-        try process.run()
-        // Drain stderr concurrently so a child that fills one pipe cannot block on the other.
-        let stderrData = LockedData()
-        let reader = Thread { stderrData.set(err.fileHandleForReading.readDataToEndOfFile()) }
-        reader.start()
-        let stdoutData = out.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        while !stderrData.isSet { usleep(1000) }
-        return Result(status: process.terminationStatus, stdout: String(decoding: stdoutData, as: UTF8.self),
-                      stderr: String(decoding: stderrData.value, as: UTF8.self))
+    /// Runs to completion, or kills the process after `timeLimit` seconds (a hang is a failure too).
+    public static func run(_ arguments: [String], environment: [String: String] = [:],
+                           timeLimit: TimeInterval = 300) throws -> Result {
+        let running = try launch(arguments, environment: environment)
+        let deadline = DispatchWorkItem { [running] in running.kill(timedOut: true) }
+        DispatchQueue.global().asyncAfter(deadline: .now() + timeLimit, execute: deadline)
+        defer { deadline.cancel() }
+        return running.wait()
+    }
+
+    /// Starts the tool and returns at once, for tests that kill it or race two runs.
+    public static func launch(_ arguments: [String], environment: [String: String] = [:]) throws -> Running {
+        try Running(arguments: arguments, environment: environment)
+    }
+
+    public final class Running: @unchecked Sendable {
+        private let process = Process()
+        private let stdoutData = LockedData(), stderrData = LockedData()
+        private let killed = LockedData()
+
+        init(arguments: [String], environment: [String: String]) throws {
+            process.executableURL = CommandLineTool.executable
+            process.arguments = arguments
+            process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
+            let out = Pipe(), err = Pipe()
+            process.standardOutput = out
+            process.standardError = err
+            try process.run()
+            // Drain both pipes concurrently so a child that fills one cannot block on the other.
+            for (pipe, sink) in [(out, stdoutData), (err, stderrData)] {
+                Thread { sink.set(pipe.fileHandleForReading.readDataToEndOfFile()) }.start()
+            }
+        }
+
+        public var processIdentifier: Int32 { process.processIdentifier }
+
+        /// SIGKILL: no handler runs, nothing is flushed or cleaned up, as when a laptop dies.
+        public func kill(timedOut: Bool = false) {
+            guard process.isRunning else { return }
+            if timedOut { killed.set(Data([1])) }
+            Foundation.kill(process.processIdentifier, SIGKILL)
+        }
+
+        public func wait() -> Result {
+            process.waitUntilExit()
+            while !stdoutData.isSet || !stderrData.isSet { usleep(1000) }
+            let signalled = process.terminationReason == .uncaughtSignal
+            return Result(status: process.terminationStatus,
+                          stdout: String(decoding: stdoutData.value, as: UTF8.self),
+                          stderr: String(decoding: stderrData.value, as: UTF8.self),
+                          signal: signalled ? process.terminationStatus : nil, timedOut: killed.isSet)
+        }
     }
 }
 
