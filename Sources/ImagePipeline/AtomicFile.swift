@@ -11,18 +11,47 @@ enum AtomicFile {
         let name = (path as NSString).lastPathComponent
         let temp = (folder as NSString).appendingPathComponent(
             ".\(name)\(tempMarker)\(getpid())-\(UInt32.random(in: 0...UInt32.max))")
-        do {
-            try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
-            try data.write(to: URL(fileURLWithPath: temp))
-        } catch {
-            unlink(temp)
-            throw .outputFailed(path: path, reason: Self.reason(error))
+        try makeFolders(folder)
+        // POSIX calls rather than Data.write, so a failure carries its errno: a full disk must read
+        // "No space left on device", and stop the run (see `failure`).
+        let descriptor = open(temp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
+        guard descriptor >= 0 else { throw failure(path, errno) }
+        var written = 0
+        let status: Int32 = data.withUnsafeBytes { buffer in
+            while written < buffer.count {
+                let count = Foundation.write(descriptor, buffer.baseAddress! + written, buffer.count - written)
+                if count < 0 {
+                    if errno == EINTR { continue }
+                    return errno
+                }
+                written += count
+            }
+            return close(descriptor) == 0 ? 0 : errno
         }
-        guard rename(temp, path) == 0 else {
-            let reason = String(cString: strerror(errno))
+        if written < data.count { close(descriptor) }
+        guard status == 0, rename(temp, path) == 0 else {
+            let code = status != 0 ? status : errno
             unlink(temp)
-            throw .outputFailed(path: path, reason: reason)
+            throw failure(path, code)
         }
+    }
+
+    /// `mkdir -p`, keeping the errno of what went wrong.
+    static func makeFolders(_ folder: String) throws(ImagePipelineError) {
+        var isFolder: ObjCBool = false
+        if FileManager.default.fileExists(atPath: folder, isDirectory: &isFolder), isFolder.boolValue { return }
+        let parent = (folder as NSString).deletingLastPathComponent
+        if !parent.isEmpty, parent != folder { try makeFolders(parent) }
+        guard mkdir(folder, 0o755) == 0 || errno == EEXIST else { throw failure(folder, errno) }
+    }
+
+    /// Errors that no other photo can escape (full disk, quota, read-only file system) stop the run
+    /// instead of failing every remaining photo with the same message.
+    private static let folderWide: Set<Int32> = [ENOSPC, EDQUOT, EROFS]
+
+    private static func failure(_ path: String, _ code: Int32) -> ImagePipelineError {
+        let reason = String(cString: strerror(code))
+        return folderWide.contains(code) ? .outputUnavailable(path: path, reason: reason) : .outputFailed(path: path, reason: reason)
     }
 
     /// Removes temporaries left by killed runs in `folder` and its product subfolders.
@@ -35,15 +64,5 @@ enum AtomicFile {
             }
             if enumerator.level > 1 { enumerator.skipDescendants() }
         }
-    }
-
-    /// The POSIX reason behind a Foundation error ("No space left on device"), not a Cocoa error code.
-    static func reason(_ error: Error) -> String {
-        let nsError = error as NSError
-        if let underlying = nsError.userInfo[NSUnderlyingErrorKey] as? NSError, underlying.domain == NSPOSIXErrorDomain {
-            return String(cString: strerror(Int32(underlying.code)))
-        }
-        if nsError.domain == NSPOSIXErrorDomain { return String(cString: strerror(Int32(nsError.code))) }
-        return nsError.localizedDescription
     }
 }

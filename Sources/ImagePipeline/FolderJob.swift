@@ -52,6 +52,8 @@ public struct FolderReport: Sendable, Codable {
     public var elapsedSeconds = 0.0
     /// The process's peak memory, filled in by callers that can measure it (the CLI).
     public var peakMemoryBytes: Int?
+    /// Why the run stopped early (the output folder cannot take more), if it did.
+    public var stopped: String?
 
-    public var succeeded: Bool { failed.isEmpty }
+    public var succeeded: Bool { failed.isEmpty && stopped == nil }
 }

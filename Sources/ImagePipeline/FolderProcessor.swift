@@ -15,13 +15,7 @@ public struct FolderProcessor: Sendable {
         try VipsRuntime.ensureStarted()
         let started = Date()
         let folder = URL(fileURLWithPath: job.outputFolder).standardizedFileURL.path
-        if !job.dryRun {
-            do {
-                try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
-            } catch {
-                throw .outputFailed(path: folder, reason: AtomicFile.reason(error))
-            }
-        }
+        if !job.dryRun { try AtomicFile.makeFolders(folder) }
         let lock = job.dryRun ? nil : try OutputLock(folder: folder)
         defer { withExtendedLifetime(lock) {} }
         if !job.dryRun { AtomicFile.removeLeftovers(in: folder) }
@@ -56,13 +50,27 @@ public struct FolderProcessor: Sendable {
         DispatchQueue.concurrentPerform(iterations: workers) { _ in
             while let index = queue.next() {
                 let photo = photos[index]
-                let error = maker.process(photo, work[index])
-                onEvent(.finished(photo, error: error))
+                do throws(ImagePipelineError) {
+                    let failure = try maker.process(photo, work[index])
+                    onEvent(.finished(photo, error: failure))
+                } catch {
+                    queue.stop(because: error)
+                }
             }
         }
-        if job.prune { report.pruned = records.prune(keeping: Set(photos.map(\.path))) }
-        try records.save()
+        if job.prune, queue.stoppedBecause == nil { report.pruned = records.prune(keeping: Set(photos.map(\.path))) }
+        do {
+            try records.save()
+        } catch {
+            // When the disk is full the records may not fit either; the stop already says why.
+            if queue.stoppedBecause == nil { throw error }
+        }
         records.fill(&report, photos: photos)
+        if let error = queue.stoppedBecause {
+            let finished = Set(report.written.map(\.source) + report.thumbnailsWritten.map(\.source) + report.failed.map(\.source))
+            let left = pending.filter { !finished.contains(photos[$0].path) }.count
+            report.stopped = "\(error.description); \(left) photo(s) not processed"
+        }
         report.elapsedSeconds = Date().timeIntervalSince(started)
         return report
     }
@@ -75,21 +83,28 @@ struct PhotoWork: Sendable {
     var isEmpty: Bool { !prepare && !thumbnails }
 }
 
-/// Hands out indices to worker threads.
+/// Hands out indices to worker threads, until the work is done or a folder-wide error stops it.
 private final class WorkQueue: @unchecked Sendable {
     private let lock = NSLock()
     private let items: [Int]
     private var cursor = 0
+    private var stopError: ImagePipelineError?
 
     init(_ items: [Int]) { self.items = items }
 
     func next() -> Int? {
         lock.withLock {
-            guard cursor < items.count else { return nil }
+            guard stopError == nil, cursor < items.count else { return nil }
             defer { cursor += 1 }
             return items[cursor]
         }
     }
+
+    func stop(because error: ImagePipelineError) {
+        lock.withLock { stopError = stopError ?? error }
+    }
+
+    var stoppedBecause: ImagePipelineError? { lock.withLock { stopError } }
 }
 
 /// Makes one photo's outputs.
@@ -98,8 +113,8 @@ private struct PhotoWorker: Sendable {
     let records: Records
     let folder: String
 
-    /// Returns the error message when the photo failed.
-    func process(_ photo: SourcePhoto, _ work: PhotoWork) -> String? {
+    /// Returns the photo's own error message when it failed; throws only what stops the whole run.
+    func process(_ photo: SourcePhoto, _ work: PhotoWork) throws(ImagePipelineError) -> String? {
         // Fingerprint before reading, so a photo replaced mid-run is redone next time.
         guard let fingerprint = SourceFingerprint.of(photo.path) else {
             records.recordFailure(photo, "the file disappeared or cannot be read")
@@ -130,6 +145,7 @@ private struct PhotoWorker: Sendable {
             }
             return nil
         } catch {
+            if case .outputUnavailable = error { throw error }
             records.recordFailure(photo, error.description)
             return error.description
         }

@@ -12,6 +12,8 @@ public enum ImagePipelineError: Error, Equatable, Sendable, CustomStringConverti
     case encodeFailed(String)
     case cannotFitBudget(maxBytes: Int, smallestBytes: Int, width: Int, height: Int, minQuality: Int)
     case outputFailed(path: String, reason: String)
+    /// The output folder as a whole cannot take more (full disk, quota, read-only): the run stops.
+    case outputUnavailable(path: String, reason: String)
     case outputLocked(directory: String)
 
     public var description: String {
@@ -40,6 +42,9 @@ public enum ImagePipelineError: Error, Equatable, Sendable, CustomStringConverti
                 + "and quality \(minQuality); raise --max-bytes or lower --min-quality"
         case .outputFailed(let path, let reason):
             return "cannot write \(path): \(reason)"
+        case .outputUnavailable(let path, let reason):
+            let remedy = reason == String(cString: strerror(EROFS)) ? "choose another --out" : "free some space or choose another --out"
+            return "cannot write \(path): \(reason); \(remedy), then run again (finished photos are kept)"
         case .outputLocked(let directory):
             return "another market-images run is writing to \(directory); wait for it to finish"
         }

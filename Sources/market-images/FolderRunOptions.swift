@@ -51,6 +51,7 @@ struct FolderRunOptions: ParsableArguments {
 
         for warning in report.warnings { stderr.warning(warning) }
         for failure in report.failed { stderr.error("\(Terminal.display(failure.source)): \(failure.error)") }
+        if let stopped = report.stopped { stderr.error("stopped: \(stopped)") }
         if json {
             try printJSON(report)
         } else {

@@ -34,11 +34,16 @@ struct MarketImages: AsyncParsableCommand {
                 try command.run()
             }
         } catch {
-            if exitCode(for: error) == .validationFailure {
+            let code = exitCode(for: error)
+            if code == .validationFailure {
                 Terminal.standardError.write(fullMessage(for: error) + "\n")
                 Foundation.exit(2)
             }
-            exit(withError: error)
+            // Help and explicit exit codes go through ArgumentParser; anything else is this tool's own
+            // error, printed like every other error line.
+            if code == .success || error is ExitCode { exit(withError: error) }
+            Terminal.standardError.error("\(error)")
+            Foundation.exit(1)
         }
     }
 }
