@@ -72,7 +72,8 @@ public struct MultipartFormData: Sendable {
         return body
     }
 
-    /// Streams the body to a file, reading file parts in chunks.
+    /// Streams the body to a file, reading file parts in chunks: what an iOS background upload
+    /// session needs, since it only uploads from files.
     public func write(to url: URL) throws {
         guard FileManager.default.createFile(atPath: url.path, contents: nil) else {
             throw MultipartError.unreadable(url.path, "cannot create the request body file")

@@ -3,8 +3,10 @@ import Foundation
 import FoundationNetworking
 #endif
 
-/// Sends requests with `URLSession` (FoundationNetworking on Linux). Multipart bodies are written to
-/// a temporary file and uploaded from it, so images are read from disk in chunks, not held twice.
+/// Sends requests with `URLSession` (FoundationNetworking on Linux). Multipart bodies are uploaded
+/// from memory (at most five 300 KB images): FoundationNetworking's upload-from-file path crashes
+/// the process (a `try!` on curl error 43) when the server resets the connection mid-body, which
+/// `ValidationAndErrorTests.testResetMidBodyIsNeverResentButAGetIs` reproduces.
 public struct URLSessionTransport: HTTPTransport {
     public init() {}
 
@@ -20,8 +22,7 @@ public struct URLSessionTransport: HTTPTransport {
         let session = URLSession(configuration: configuration)
         defer { session.finishTasksAndInvalidate() }
 
-        var bodyFile: URL?
-        defer { if let bodyFile { try? FileManager.default.removeItem(at: bodyFile) } }
+        var upload: Data?
         do {
             switch request.body {
             case .none:
@@ -29,10 +30,9 @@ public struct URLSessionTransport: HTTPTransport {
             case .json(let data):
                 urlRequest.httpBody = data
             case .multipart(let form):
-                let file = FileManager.default.temporaryDirectory.appendingPathComponent("market-images-body-\(UUID().uuidString)")
-                try form.write(to: file)
-                bodyFile = file
-                urlRequest.setValue(String(try form.contentLength), forHTTPHeaderField: "Content-Length")
+                let body = try form.encoded()
+                upload = body
+                urlRequest.setValue(String(body.count), forHTTPHeaderField: "Content-Length")
             }
         } catch {
             throw TransportError(message: "cannot build the request body: \(error)", requestReachedServer: false)
@@ -49,7 +49,7 @@ public struct URLSessionTransport: HTTPTransport {
                     continuation.resume(returning: .failure(TransportError(message: "not an HTTP answer", requestReachedServer: true)))
                 }
             }
-            let task = bodyFile.map { session.uploadTask(with: request, fromFile: $0, completionHandler: completion) }
+            let task = upload.map { session.uploadTask(with: request, from: $0, completionHandler: completion) }
                 ?? session.dataTask(with: request, completionHandler: completion)
             task.resume()
         }

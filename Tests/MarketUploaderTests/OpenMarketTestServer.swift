@@ -3,14 +3,15 @@ import Foundation
 import MarketUploader
 import MultipartKit
 import NIOCore
+import TestSupport
 
 /// An OpenMarket-compatible server on loopback, for the uploader tests. It speaks one dialect,
 /// parses multipart bodies with vapor/multipart-kit (not with the uploader's own code), enforces the
 /// servers' rules, answers in the document's shapes, and keeps what it received for assertions.
 actor OpenMarketTestServer {
-    static let identifier = "9f1f9a2c-test-vendor"
-    static let vendorSecret = "vendor-secret-Zq7!"
-    static let password = "item-password-8x"
+    static let identifier = TestSecrets.identifier
+    static let vendorSecret = TestSecrets.vendorSecret
+    static let password = TestSecrets.password
 
     /// A request as the server saw it.
     struct Received: Sendable {

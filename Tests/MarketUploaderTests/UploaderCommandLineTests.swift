@@ -12,7 +12,10 @@ final class UploaderCommandLineTests: UploaderTestCase {
         root = FileManager.default.temporaryDirectory.appendingPathComponent("cli-\(UUID().uuidString)").path
         try FileManager.default.createDirectory(atPath: root, withIntermediateDirectories: true)
         let root = self.root
-        addTeardownBlock { try? FileManager.default.removeItem(atPath: root) }
+        addTeardownBlock {
+            Self.assertNoSecretOnDisk(under: root)
+            try? FileManager.default.removeItem(atPath: root)
+        }
     }
 
     private func productFolder(_ name: String, photos: [String], json: String? = nil) throws -> String {
@@ -27,14 +30,18 @@ final class UploaderCommandLineTests: UploaderTestCase {
     }
 
     private func tool(_ arguments: [String], dialect: Dialect = .openmarket) throws -> CommandLineTool.Result {
-        let result = try CommandLineTool.run(arguments + ["--server", baseURL.absoluteString, "--dialect", dialect.rawValue, "--cache", root + "/cache"],
+        try CommandLineTool.run(arguments + ["--server", baseURL.absoluteString, "--dialect", dialect.rawValue, "--cache", root + "/cache"],
                                              environment: ["OPENMARKET_IDENTIFIER": OpenMarketTestServer.identifier,
                                                            "OPENMARKET_SECRET": OpenMarketTestServer.vendorSecret,
                                                            "OPENMARKET_PASSWORD": OpenMarketTestServer.password])
-        for secret in [OpenMarketTestServer.vendorSecret, OpenMarketTestServer.password] {
-            XCTAssertFalse(result.stdout.contains(secret) || result.stderr.contains(secret), "secret leaked by \(arguments)")
+    }
+
+    /// The ledger, the prepared-photo cache, everything the commands wrote: no secret in any of it.
+    private static func assertNoSecretOnDisk(under root: String) {
+        for relative in FileManager.default.subpaths(atPath: root) ?? [] {
+            guard let data = FileManager.default.contents(atPath: root + "/" + relative) else { continue }
+            TestSecrets.assertAbsent(in: String(decoding: data, as: UTF8.self), relative)
         }
-        return result
     }
 
     func testRegisterAFolderWithProductJSON() async throws {
@@ -121,6 +128,31 @@ final class UploaderCommandLineTests: UploaderTestCase {
         XCTAssertEqual(resent.status, 0, resent.stderr)
         count = await server.requestCount
         XCTAssertEqual(count, 2)
+    }
+
+    /// `publish` killed while the server is still listing a product: the rerun does not list it a
+    /// second time, and the folders never started are published.
+    func testPublishKilledMidRequestListsNothingTwice() async throws {
+        _ = try await startServer(.openmarket)
+        for name in ["a", "b"] { _ = try productFolder(name, photos: ["photos/DSCN0010.jpg"]) }
+        await server.arm(.delay(seconds: 3))
+        let ledger = root + "/products/.openmarket-published.json"
+        let running = try CommandLineTool.launch(["publish", root + "/products", "--server", baseURL.absoluteString,
+                                                  "--dialect", "openmarket", "--cache", root + "/cache"],
+                                                 environment: ["OPENMARKET_IDENTIFIER": TestSecrets.identifier,
+                                                               "OPENMARKET_SECRET": TestSecrets.vendorSecret])
+        // The ledger says "pending" before the request leaves; give it a moment to reach the server.
+        while !((try? String(contentsOfFile: ledger, encoding: .utf8))?.contains("pending") ?? false) { usleep(10_000) }
+        usleep(500_000)
+        running.kill()
+        XCTAssertEqual(running.wait().signal, SIGKILL)
+        try await Task.sleep(nanoseconds: 3_000_000_000) // the server finishes listing "a"
+
+        let rerun = try tool(["publish", root + "/products"])
+        XCTAssertEqual(rerun.status, 1, "a product that may be listed is reported, not resent")
+        XCTAssertTrue(rerun.stderr.contains("--resend-pending"), rerun.stderr)
+        let names = await server.products.values.map { $0.fields["name"] ?? "" }.sorted()
+        XCTAssertEqual(names, ["Product a", "Product b"], "each product listed exactly once")
     }
 
     func testPublishForgetsARequestTheServerRefused() async throws {

@@ -1,5 +1,6 @@
 import Foundation
 @testable import MarketUploader
+import TestSupport
 import XCTest
 
 final class ValidationAndErrorTests: UploaderTestCase {
@@ -106,6 +107,38 @@ final class ValidationAndErrorTests: UploaderTestCase {
             XCTAssertFalse(reached)
             XCTAssertTrue(error.description.contains("nothing was sent"))
         }
+    }
+
+    /// The connection dies after part of the body: the register may have been received, so it is
+    /// reported as such and never sent again; a GET in the same situation is retried.
+    func testResetMidBodyIsNeverResentButAGetIs() async throws {
+        let resetting = try ResettingServer(bytesBeforeReset: 20_000)
+        var client = OpenMarketClient(baseURL: resetting.url, dialect: .openmarket)
+        client.retryDelay = 0.01
+        client.timeout = 5
+        let photo = try Self.jpeg()
+        do {
+            _ = try await client.register(Self.draft, images: [photo], credentials: Self.vendor)
+            XCTFail("a reset connection cannot be a success")
+        } catch {
+            guard case .transport(_, let reached) = error else { return XCTFail("\(error)") }
+            XCTAssertTrue(reached)
+            XCTAssertTrue(error.description.contains("the server may have acted on it"), error.description)
+            TestSecrets.assertAbsent(in: error.description, "the reset error")
+        }
+        XCTAssertEqual(resetting.connections, 1, "the register was not resent")
+        XCTAssertGreaterThanOrEqual(resetting.received, 20_000, "the reset came mid-body")
+
+        let resettingAtOnce = try ResettingServer(bytesBeforeReset: 1)
+        var getter = OpenMarketClient(baseURL: resettingAtOnce.url, dialect: .openmarket)
+        getter.retryDelay = 0.01
+        do {
+            _ = try await getter.product(id: 1)
+            XCTFail()
+        } catch {
+            guard case .transport = error else { return XCTFail("\(error)") }
+        }
+        XCTAssertEqual(resettingAtOnce.connections, 1 + getter.retries, "the GET was retried")
     }
 
     func testSlowServerTimesOut() async throws {

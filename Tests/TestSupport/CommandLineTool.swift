@@ -23,13 +23,18 @@ public enum CommandLineTool {
     }()
 
     /// Runs to completion, or kills the process after `timeLimit` seconds (a hang is a failure too).
+    /// Unless `--show-secrets` was asked for, no test secret may appear in anything it printed.
     public static func run(_ arguments: [String], environment: [String: String] = [:],
-                           timeLimit: TimeInterval = 300) throws -> Result {
+                           timeLimit: TimeInterval = 300, file: StaticString = #filePath, line: UInt = #line) throws -> Result {
         let running = try launch(arguments, environment: environment)
         let deadline = DispatchWorkItem { [running] in running.kill(timedOut: true) }
         DispatchQueue.global().asyncAfter(deadline: .now() + timeLimit, execute: deadline)
         defer { deadline.cancel() }
-        return running.wait()
+        let result = running.wait()
+        if !arguments.contains("--show-secrets") {
+            TestSecrets.assertAbsent(in: result.stdout + result.stderr, arguments.joined(separator: " "), file: file, line: line)
+        }
+        return result
     }
 
     /// Starts the tool and returns at once, for tests that kill it or race two runs.
