@@ -6,12 +6,19 @@ import Foundation
 enum AtomicFile {
     static let tempMarker = ".market-images-tmp-"
 
-    static func write(_ data: Data, to path: String) throws(ImagePipelineError) {
+    /// Writes `relative` inside `root`, refusing to follow a symbolic link planted in the output
+    /// folder (`root/product -> /somewhere`) out of it.
+    static func write(_ data: Data, to relative: String, in root: String) throws(ImagePipelineError) {
+        let path = (root as NSString).appendingPathComponent(relative)
         let folder = (path as NSString).deletingLastPathComponent
         let name = (path as NSString).lastPathComponent
         let temp = (folder as NSString).appendingPathComponent(
             ".\(name)\(tempMarker)\(getpid())-\(UInt32.random(in: 0...UInt32.max))")
         try makeFolders(folder)
+        guard let realRoot = realPath(root), let realFolder = realPath(folder),
+              realFolder == realRoot || realFolder.hasPrefix(realRoot + "/") else {
+            throw .outputFailed(path: path, reason: "a symbolic link in the output folder leads outside it; remove the link")
+        }
         // POSIX calls rather than Data.write, so a failure carries its errno: a full disk must read
         // "No space left on device", and stop the run (see `failure`).
         let descriptor = open(temp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
@@ -34,6 +41,12 @@ enum AtomicFile {
             unlink(temp)
             throw failure(path, code)
         }
+    }
+
+    private static func realPath(_ path: String) -> String? {
+        guard let resolved = realpath(path, nil) else { return nil }
+        defer { free(resolved) }
+        return String(cString: resolved)
     }
 
     /// `mkdir -p`, keeping the errno of what went wrong.
@@ -59,7 +72,8 @@ enum AtomicFile {
         let manager = FileManager.default
         guard let enumerator = manager.enumerator(atPath: folder) else { return }
         for case let relative as String in enumerator {
-            if (relative as NSString).lastPathComponent.contains(tempMarker) {
+            let name = (relative as NSString).lastPathComponent
+            if name.hasPrefix("."), name.contains(tempMarker) {
                 try? manager.removeItem(atPath: (folder as NSString).appendingPathComponent(relative))
             }
             if enumerator.level > 1 { enumerator.skipDescendants() }

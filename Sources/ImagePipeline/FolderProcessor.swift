@@ -127,7 +127,7 @@ private struct PhotoWorker: Sendable {
                 let sized = decoded.longEdge > options.maxEdge ? try decoded.fitting(edge: options.maxEdge) : decoded
                 let image = try preparer.encode(sized, stem: photo.outputStem)
                 let relative = photo.outputPath(extension: image.format.fileExtension)
-                try AtomicFile.write(image.data, to: (folder as NSString).appendingPathComponent(relative))
+                try AtomicFile.write(image.data, to: relative, in: folder)
                 records.recordOutput(Manifest.Output(
                     source: photo.path, sourceFingerprint: fingerprint, settingsFingerprint: options.fingerprint,
                     output: relative, bytes: image.byteCount, width: image.width, height: image.height,
@@ -137,7 +137,7 @@ private struct PhotoWorker: Sendable {
             if work.thumbnails, let options = job.thumbnails {
                 let made = try ThumbnailMaker(options: options).make(from: decoded, stemPath: photo.outputPath(extension: "").dropLast().description)
                 for (thumbnail, data) in made {
-                    try AtomicFile.write(data, to: (folder as NSString).appendingPathComponent(thumbnail.path))
+                    try AtomicFile.write(data, to: thumbnail.path, in: folder)
                 }
                 records.recordThumbnails(ThumbnailIndex.Entry(
                     source: photo.path, sourceFingerprint: fingerprint, settingsFingerprint: options.fingerprint,

@@ -18,6 +18,6 @@ extension JSONDocument {
         encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
         let data: Data
         do { data = try encoder.encode(self) } catch { throw .outputFailed(path: Self.fileName, reason: "\(error)") }
-        try AtomicFile.write(data, to: (folder as NSString).appendingPathComponent(Self.fileName))
+        try AtomicFile.write(data, to: Self.fileName, in: folder)
     }
 }

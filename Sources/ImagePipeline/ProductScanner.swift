@@ -104,11 +104,14 @@ public struct ProductScanner: Sendable {
         }
     }
 
-    /// A name safe as one path component: no separators, no control characters, never `.` or `..`.
+    /// A name safe as one path component: no separators, no control characters, and no leading dot,
+    /// so an output is never hidden, never `.` or `..`, and never mistaken for one of the run's own
+    /// hidden temporaries.
     static func safeName(_ name: String) -> String {
-        let cleaned = String(name.unicodeScalars.map { scalar -> Character in
-            scalar == "/" || scalar == "\\" || scalar.properties.generalCategory == .control ? "_" : Character(scalar)
+        let cleaned = String(name.unicodeScalars.enumerated().map { index, scalar -> Character in
+            scalar == "/" || scalar == "\\" || scalar.properties.generalCategory == .control || (index == 0 && scalar == ".")
+                ? "_" : Character(scalar)
         })
-        return cleaned.isEmpty || cleaned == "." || cleaned == ".." ? "_" : cleaned
+        return cleaned.isEmpty ? "_" : cleaned
     }
 }

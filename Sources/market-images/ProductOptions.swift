@@ -36,7 +36,7 @@ struct ProductOptions: ParsableArguments {
                 do {
                     base = try JSONDecoder().decode(ProductDraft.self, from: Data(contentsOf: file))
                 } catch {
-                    throw ValidationError("\(Terminal.display(file.path)) is not a valid product: \(Self.reason(error))")
+                    throw CommandFailure("\(Terminal.display(file.path)) is not a valid product: \(Self.reason(error))")
                 }
             }
         }

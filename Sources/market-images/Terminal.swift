@@ -28,10 +28,14 @@ struct Terminal: @unchecked Sendable {
     func error(_ message: String) { write(styled("error:", "1;31") + " " + message + "\n") }
     func warning(_ message: String) { write(styled("warning:", "1;33") + " " + message + "\n") }
 
-    /// A path as the user would type it: relative to the current folder when it is inside it.
+    /// A path as the user would type it: relative to the current folder when it is inside it, with
+    /// control characters escaped, so a file named "x\nerror: …" cannot forge lines of output.
     static func display(_ path: String) -> String {
         let cwd = FileManager.default.currentDirectoryPath + "/"
-        return path.hasPrefix(cwd) ? String(path.dropFirst(cwd.count)) : path
+        let relative = path.hasPrefix(cwd) ? String(path.dropFirst(cwd.count)) : path
+        return relative.unicodeScalars.map { scalar in
+            scalar.properties.generalCategory == .control ? scalar.escaped(asASCII: true) : String(scalar)
+        }.joined()
     }
 }
 

@@ -17,8 +17,9 @@ struct UploadPhotos: ParsableArguments {
         job.jobs = jobs
         let report = try FolderProcessor(job: job).run()
         for failure in report.failed { Terminal.standardError.error("\(Terminal.display(failure.source)): \(failure.error)") }
+        if let stopped = report.stopped { throw CommandFailure("\(stopped); nothing was sent") }
         guard report.succeeded else {
-            throw ValidationError("\(report.failed.count) photo(s) could not be prepared; nothing was sent")
+            throw CommandFailure("\(report.failed.count) photo(s) could not be prepared; nothing was sent")
         }
         let byOutput = Dictionary((report.written + report.upToDate).map { ($0.source, $0) }, uniquingKeysWith: { $1 })
         return ProductScanner().scan(inputs).photos.compactMap { photo in

@@ -63,7 +63,8 @@ final class FolderProcessorTests: FolderTestCase {
     }
 
     func testUnsafeNamesCannotEscapeTheOutputFolder() {
-        XCTAssertEqual(ProductScanner.safeName(".."), "_")
+        XCTAssertEqual(ProductScanner.safeName(".."), "_.")
+        XCTAssertEqual(ProductScanner.safeName(".hidden"), "_hidden")
         XCTAssertEqual(ProductScanner.safeName("a/b\\c"), "a_b_c")
         XCTAssertEqual(ProductScanner.safeName("line\nbreak"), "line_break")
     }

@@ -56,6 +56,28 @@ final class UploaderCommandLineTests: UploaderTestCase {
         XCTAssertTrue(stored.images.allSatisfy { $0.data.count <= 300_000 })
     }
 
+    /// product.json values are product fields and nothing else: paths in them are neither read nor
+    /// written, and odd characters reach the server verbatim as data.
+    func testProductJSONValuesAreDataNotPaths() async throws {
+        _ = try await startServer(.openmarket)
+        let name = "../../../../tmp/market-images-evil"
+        let description = "line one\nline two\u{0} after a NUL, long enough"
+        let json = try JSONSerialization.data(withJSONObject: [
+            "name": name, "description": description, "price": 1000, "stock": 1,
+            "images": ["/etc/passwd"], "thumbnail": "/etc/hostname", "output": "/tmp/market-images-evil-out",
+        ])
+        let folder = try productFolder("sku-odd", photos: ["photos/DSCN0010.jpg"], json: String(decoding: json, as: UTF8.self))
+        let result = try tool(["register", folder, "--json"])
+        XCTAssertEqual(result.status, 0, result.stderr)
+        let stored = try await XCTUnwrapAsync(await server.products.values.first)
+        XCTAssertEqual(stored.images.map(\.filename), ["IMG_1.jpg"], "only the folder's photos are read")
+        XCTAssertEqual(stored.fields["name"], name)
+        XCTAssertEqual(stored.fields["description"], description)
+        for path in ["/tmp/market-images-evil", "/tmp/market-images-evil-out"] {
+            XCTAssertFalse(FileManager.default.fileExists(atPath: path))
+        }
+    }
+
     func testDryRunSendsNothingAndRedacts() async throws {
         _ = try await startServer(.items)
         let folder = try productFolder("sku-2", photos: ["photos/DSCN0010.jpg"])
