@@ -32,6 +32,7 @@ final class GeneratedHostileInputTests: XCTestCase {
             let data = try Data(contentsOf: URL(fileURLWithPath: out + "/" + written.output))
             XCTAssertLessThanOrEqual(data.count, PrepareOptions().maxBytes, line: line)
             XCTAssertEqual(ContainerMetadata.kinds(in: data), [], "\(name)", line: line)
+            XCTAssertEqual(try Exiftool.metadata(in: [out + "/" + written.output]).values.first, [], "\(name)", line: line)
             let back = try readBack(data, in: out)
             XCTAssertEqual([back.header.width, back.header.height], [written.width, written.height], line: line)
             return .image(width: written.width, height: written.height)

@@ -1,6 +1,7 @@
 import Foundation
 import ImagePipeline
 import MarketUploader
+import TestSupport
 import XCTest
 
 /// A seller's photos, through `prepare`, registered on each dialect's server: what the server stores
@@ -24,16 +25,21 @@ final class EndToEndTests: UploaderTestCase {
             let product = try await client.register(Self.draft, images: images, credentials: credentials(for: dialect))
             let stored = try await XCTUnwrapAsync(await server.products[product.id])
             XCTAssertEqual(stored.images.map(\.filename), ["IMG_0001.jpg", "IMG_0002.jpg", "IMG_0003.jpg", "IMG_0004.jpg"])
+            var storedPaths: [String] = []
             for image in stored.images {
                 XCTAssertLessThanOrEqual(image.data.count, 300_000)
                 XCTAssertEqual(image.contentType, "image/jpeg")
                 let path = folder.appendingPathComponent("stored-\(dialect.rawValue)-\(image.filename)")
                 try image.data.write(to: path)
+                storedPaths.append(path.path)
                 let header = try ImageHeader.read(file: path.path)
                 XCTAssertFalse(header.metadata.gps, image.filename)
                 XCTAssertTrue(header.metadata.isEmpty, image.filename)
                 XCTAssertEqual(header.orientation, 1)
             }
+            let metadata = try Exiftool.metadata(in: storedPaths)
+            XCTAssertEqual(metadata.count, storedPaths.count)
+            for (path, tags) in metadata { XCTAssertEqual(tags, [], "exiftool finds metadata in \(path)") }
             // The sideways photo arrives upright: landscape, 600×450.
             let sideways = try ImageHeader.read(file: folder.appendingPathComponent("stored-\(dialect.rawValue)-IMG_0003.jpg").path)
             XCTAssertEqual([sideways.width, sideways.height], [600, 450])

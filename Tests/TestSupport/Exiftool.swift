@@ -1,0 +1,45 @@
+import Foundation
+
+/// ExifTool (Debian `libimage-exiftool-perl`): a metadata reader independent of libvips and of our
+/// own container walker, used to prove outputs carry nothing about the seller.
+public enum Exiftool {
+    /// Groups that describe the file and its container, not the photo or its owner.
+    public static let containerGroups: Set<String> = ["ExifTool", "File", "System", "Composite", "JFIF", "PNG", "PNG-pHYs", "RIFF"]
+
+    public struct Missing: Error, CustomStringConvertible {
+        public var description: String { "exiftool is not installed; run scripts/setup --tests" }
+    }
+
+    /// Words that betray metadata in a tag name, whatever group it is filed under (a WebP EXIF chunk
+    /// exiftool cannot parse shows up as `RIFF:UnknownEXIF`).
+    static let telltales = ["exif", "xmp", "iptc", "gps", "maker", "icc"]
+
+    /// For each file, every tag exiftool finds outside `containerGroups`, plus any tag in them whose
+    /// name has a telltale.
+    public static func metadata(in paths: [String]) throws -> [String: [String]] {
+        guard !paths.isEmpty else { return [:] }
+        guard let executable = ["/usr/bin/exiftool", "/usr/local/bin/exiftool", "/opt/homebrew/bin/exiftool"]
+            .first(where: FileManager.default.isExecutableFile(atPath:)) else { throw Missing() }
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: executable)
+        process.arguments = ["-json", "-G1", "-a", "-s", "-m"] + paths
+        let pipe = Pipe()
+        process.standardOutput = pipe
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        let data = pipe.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        let files = try JSONSerialization.jsonObject(with: data) as? [[String: Any]] ?? []
+        var found: [String: [String]] = [:]
+        for file in files {
+            let path = file["SourceFile"] as? String ?? "?"
+            found[path] = file.keys.filter { key in
+                let parts = key.split(separator: ":", maxSplits: 1).map { String($0).lowercased() }
+                guard parts.count == 2 else { return false }
+                return !containerGroups.map { $0.lowercased() }.contains(parts[0])
+                    || (parts[0] != "exiftool" && telltales.contains { parts[1].contains($0) })
+            }.sorted()
+        }
+        return found
+    }
+}
