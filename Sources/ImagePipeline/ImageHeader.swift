@@ -49,8 +49,13 @@ public struct ImageHeader: Sendable, Equatable, Codable {
         guard vips_foreign_find_load(path) != nil else {
             throw .notAnImage(detail: VipsRuntime.takeErrorMessage().isEmpty ? "" : "unknown format")
         }
-        // A loader claimed the file, so a failure from here on is damage, not a foreign format.
-        let image = try VipsImageHandle.make({ .decodeFailed($0) }) { out in
+        // A loader claimed the file, so a failure from here on is damage, not a foreign format, unless
+        // the loader is one libvips marks unsafe for untrusted files (ImageMagick, SVG, PDF, …).
+        let image = try VipsImageHandle.make({ message in
+            guard message.contains("operation is blocked") else { return .decodeFailed(message) }
+            let loader = message.prefix { $0 != ":" }
+            return .notAnImage(detail: "\(loader) is blocked as unsafe for files from elsewhere")
+        }) { out in
             out.pointee = mi_open_header(path)
             return out.pointee == nil ? -1 : 0
         }

@@ -90,6 +90,19 @@ final class GeneratedHostileInputTests: XCTestCase {
         }
     }
 
+    /// Formats only libvips' unsafe loaders read (ImageMagick's BMP, librsvg's SVG) are refused as
+    /// unsupported, before any of their code runs on the file.
+    func testFormatsOfUntrustedLoadersAreRefused() throws {
+        let folder = try temporaryFolder(self)
+        let bmp = [UInt8]("BM".utf8) + [70, 0, 0, 0, 0, 0, 0, 0, 54, 0, 0, 0, 40, 0, 0, 0, 2, 0, 0, 0, 2, 0, 0, 0, 1, 0, 24, 0]
+            + [UInt8](repeating: 0, count: 24) + [UInt8](repeating: 0xFF, count: 16)
+        let svg = Array(#"<svg xmlns="http://www.w3.org/2000/svg" width="10" height="10"><rect width="10" height="10"/></svg>"#.utf8)
+        for (name, bytes, loader) in [("real.bmp", bmp, "magickload"), ("real.svg", svg, "svgload")] {
+            guard case .refused(let reason)? = try outcome(of: try write(bytes, name, in: folder)) else { XCTFail(name); continue }
+            XCTAssertTrue(reason.contains("not a supported image") && reason.contains("\(loader) is blocked"), reason)
+        }
+    }
+
     /// The crafted files of `Fixtures/crafted` (see its make.py): bombs, slivers, empty headers,
     /// thousands of frames, malformed EXIF.
     func testCraftedFiles() throws {
@@ -117,6 +130,16 @@ final class GeneratedHostileInputTests: XCTestCase {
         for (name, expected) in images {
             guard let outcome = try outcome(of: Fixture.path("crafted/" + name)) else { continue }
             XCTAssertTrue(expected.contains(outcome), "\(name): \(outcome)")
+        }
+    }
+
+    /// Inputs `scripts/fuzz` found (see `Fixtures/fuzz/README.md`), replayed for good.
+    func testFuzzerFindingsStayHarmless() throws {
+        let folder = Fixture.path("fuzz")
+        let findings = try FileManager.default.contentsOfDirectory(atPath: folder).filter { !$0.hasSuffix(".md") }.sorted()
+        XCTAssertFalse(findings.isEmpty)
+        for name in findings {
+            XCTAssertNotNil(try outcome(of: folder + "/" + name), name)
         }
     }
 
