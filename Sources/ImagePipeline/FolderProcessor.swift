@@ -3,7 +3,9 @@ import Foundation
 /// Runs a `FolderJob`: scan, skip what is current, process the rest in parallel — one decode per
 /// photo for all of its outputs — write each file atomically and record it as soon as it exists.
 ///
-/// One bad photo never stops the others: its error is recorded by file name and the run goes on.
+/// One bad photo never stops the others: its error is recorded by file name and the run goes on. Only
+/// an output folder that can take nothing more (full disk, quota, read-only) stops the run, once, with
+/// what was finished kept and recorded for the rerun.
 public struct FolderProcessor: Sendable {
     public let job: FolderJob
 
