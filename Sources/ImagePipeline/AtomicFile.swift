@@ -33,6 +33,9 @@ enum AtomicFile {
                 }
                 written += count
             }
+            // On disk before the rename, so a power cut leaves the old file or the new one, never an
+            // empty file under the final name.
+            guard fsync(descriptor) == 0 else { return errno }
             return close(descriptor) == 0 ? 0 : errno
         }
         if written < data.count { close(descriptor) }
