@@ -11,6 +11,7 @@ let package = Package(
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
+        .package(url: "https://github.com/apple/swift-crypto", "3.12.0"..<"5.0.0"),
         // Test-only: a loopback HTTP server and an independent multipart parser for the uploader tests.
         .package(url: "https://github.com/swhitty/FlyingFox", from: "0.27.0"),
         .package(url: "https://github.com/vapor/multipart-kit", from: "4.7.0"),
@@ -21,7 +22,7 @@ let package = Package(
             pkgConfig: "vips",
             providers: [.apt(["libvips-dev"]), .brew(["vips"])]
         ),
-        .target(name: "ImagePipeline", dependencies: ["CVips"]),
+        .target(name: "ImagePipeline", dependencies: ["CVips", .product(name: "Crypto", package: "swift-crypto")]),
         // Foundation only: this target must build for iOS, where libvips is not available.
         .target(name: "MarketUploader"),
         .executableTarget(

@@ -45,22 +45,67 @@ static inline VipsImage *mi_open_header(const char *filename) {
     return vips_image_new_from_file(filename, NULL);
 }
 
-/// Shrink-on-load decode into a box, never enlarging, upright by EXIF orientation.
-/// `export_profile` may be NULL: then no colour transform is made.
-static inline int mi_thumbnail(const char *filename, VipsImage **out, int width, int height,
-                               VipsInteresting crop, const char *export_profile, VipsFailOn fail_on) {
-    if (export_profile)
-        return vips_thumbnail(filename, out, width, "height", height, "size", VIPS_SIZE_DOWN,
-                              "crop", crop, "export_profile", export_profile, "fail_on", fail_on, NULL);
-    return vips_thumbnail(filename, out, width, "height", height, "size", VIPS_SIZE_DOWN,
-                          "crop", crop, "fail_on", fail_on, NULL);
+/// The same for bytes in memory, which are not copied: they must outlive the returned image.
+static inline VipsImage *mi_open_header_buffer(const void *buf, size_t len) {
+    return vips_image_new_from_buffer(buf, len, "", NULL);
 }
 
-/// Resize of an already decoded image, for variants and for shrinking to meet a byte budget.
+/// Whether the loader type a `vips_foreign_find_load*` call named is blocked (libvips marks loaders
+/// not meant for untrusted input, and `vips_block_untrusted_set` blocks them). Asking the class
+/// rather than parsing "operation is blocked" out of the shared error buffer keeps the answer this
+/// file's own, whatever other threads are failing at the same moment.
+static inline int mi_loader_is_blocked(const char *type_name) {
+    GType type = g_type_from_name(type_name);
+    if (!type) return 0;
+    gpointer klass = g_type_class_ref(type);
+    int blocked = (VIPS_OPERATION_CLASS(klass)->flags & VIPS_OPERATION_BLOCKED) != 0;
+    g_type_class_unref(klass);
+    return blocked;
+}
+
+/// The short name of a loader type (`magickload` for `VipsForeignLoadMagickFile`), for messages.
+static inline const char *mi_loader_nickname(const char *type_name) {
+    GType type = g_type_from_name(type_name);
+    if (!type) return type_name;
+    gpointer klass = g_type_class_ref(type);
+    const char *nickname = VIPS_OBJECT_CLASS(klass)->nickname;
+    g_type_class_unref(klass);
+    return nickname;
+}
+
+/// Shrink-on-load decode into a box, never enlarging, upright by EXIF orientation, failing on damage
+/// instead of filling with grey. `export_profile` may be NULL: then no colour transform is made.
+static inline int mi_thumbnail(const char *filename, VipsImage **out, int width, int height,
+                               const char *export_profile) {
+    if (export_profile)
+        return vips_thumbnail(filename, out, width, "height", height, "size", VIPS_SIZE_DOWN,
+                              "export_profile", export_profile, "fail_on", VIPS_FAIL_ON_ERROR, NULL);
+    return vips_thumbnail(filename, out, width, "height", height, "size", VIPS_SIZE_DOWN,
+                          "fail_on", VIPS_FAIL_ON_ERROR, NULL);
+}
+
+/// The same from bytes in memory. Only the file variant forwards `fail_on` in 8.14; the buffer variant
+/// takes it through the loader's option string, or a truncated image would decode as grey.
+static inline int mi_thumbnail_buffer(const void *buf, size_t len, VipsImage **out, int width, int height,
+                                      const char *export_profile) {
+    if (export_profile)
+        return vips_thumbnail_buffer((void *)buf, len, out, width, "height", height, "size", VIPS_SIZE_DOWN,
+                                     "export_profile", export_profile, "option_string", "fail_on=error", NULL);
+    return vips_thumbnail_buffer((void *)buf, len, out, width, "height", height, "size", VIPS_SIZE_DOWN,
+                                 "option_string", "fail_on=error", NULL);
+}
+
+/// Resize of an already decoded image into a box, cropped to fill it unless `crop` is none:
+/// for variants, and for shrinking to meet a byte budget. `size` decides whether it may enlarge.
 static inline int mi_thumbnail_image(VipsImage *in, VipsImage **out, int width, int height,
-                                     VipsInteresting crop) {
-    return vips_thumbnail_image(in, out, width, "height", height, "size", VIPS_SIZE_DOWN,
-                                "crop", crop, NULL);
+                                     VipsInteresting crop, VipsSize size) {
+    return vips_thumbnail_image(in, out, width, "height", height, "size", size, "crop", crop, NULL);
+}
+
+/// Resize by independent horizontal and vertical factors (lanczos3), for fills that crop at an edge
+/// rather than the centre, and for `force`.
+static inline int mi_resize(VipsImage *in, VipsImage **out, double hscale, double vscale) {
+    return vips_resize(in, out, hscale, "vscale", vscale, NULL);
 }
 
 static inline int mi_flatten(VipsImage *in, VipsImage **out, double background, double max_alpha) {

@@ -1,52 +1,84 @@
 import Foundation
 
-/// Everything that can go wrong with one image, phrased for the person who has to fix it.
+/// Everything that can go wrong with one image, as data: the errno, the limit and the offending value
+/// travel with the case, so the command line can word a remedy in terms of its flags and a server can
+/// choose a status code. `description` is a neutral sentence for logs and records; it names no flag.
 public enum ImagePipelineError: Error, Equatable, Sendable, CustomStringConvertible {
-    case libraryUnavailable(String)
-    case fileUnreadable(reason: String)
-    case emptyFile
-    case notAnImage(detail: String)
+    case libraryUnavailable(detail: String)
+    /// The source could not be opened or read (`errno`), or is not a regular file (`errno` nil).
+    case sourceUnreadable(errno: Int32?)
+    case emptySource
+    /// No loader recognises the bytes.
+    case unsupportedFormat
+    /// A loader recognised the bytes but libvips marks it unsafe for untrusted input (ImageMagick, SVG, PDF…).
+    case blockedFormat(loader: String)
     case tooManyPixels(width: Int, height: Int, limit: Int)
-    case decodeFailed(String)
-    case processingFailed(String)
-    case encodeFailed(String)
+    /// A loader claimed the source and then failed: truncated or damaged data. `detail` is libvips'
+    /// text, attributed to this source (see `VipsErrorLog`), possibly empty.
+    case damaged(format: String, detail: String)
+    /// An option value outside what the pipeline can honour, refused before any work.
+    case invalidOption(name: String, value: String, allowed: String)
+    case processingFailed(detail: String)
+    case encodeFailed(format: OutputFormat, detail: String)
     case cannotFitBudget(maxBytes: Int, smallestBytes: Int, width: Int, height: Int, minQuality: Int)
-    case outputFailed(path: String, reason: String)
-    /// The output folder as a whole cannot take more (full disk, quota, read-only): the run stops.
-    case outputUnavailable(path: String, reason: String)
+    case outputFailed(path: String, errno: Int32)
+    /// The output folder as a whole cannot take more (full disk, quota, read-only): a batch stops.
+    case outputUnavailable(path: String, errno: Int32)
+    case outputUnsafe(path: String)
     case outputLocked(directory: String)
+    /// The caller cancelled the work before it started.
+    case cancelled
+    /// Every worker is busy and the queue is full: try again shortly.
+    case overloaded(queueLimit: Int)
+
+    /// A stable name for the kind of error, for JSON reports and metrics.
+    public var code: String {
+        switch self {
+        case .libraryUnavailable: "library-unavailable"
+        case .sourceUnreadable: "unreadable"
+        case .emptySource: "empty"
+        case .unsupportedFormat: "unsupported-format"
+        case .blockedFormat: "blocked-format"
+        case .tooManyPixels: "too-many-pixels"
+        case .damaged: "damaged"
+        case .invalidOption: "invalid-option"
+        case .processingFailed: "processing-failed"
+        case .encodeFailed: "encode-failed"
+        case .cannotFitBudget: "cannot-fit-budget"
+        case .outputFailed: "output-failed"
+        case .outputUnavailable: "output-unavailable"
+        case .outputUnsafe: "output-unsafe"
+        case .outputLocked: "output-locked"
+        case .cancelled: "cancelled"
+        case .overloaded: "overloaded"
+        }
+    }
 
     public var description: String {
         switch self {
-        case .libraryUnavailable(let detail):
-            return "libvips could not start (\(detail)); install libvips (Debian: apt-get install libvips-dev)"
-        case .fileUnreadable(let reason):
-            return "cannot read the file: \(reason)"
-        case .emptyFile:
-            return "the file is empty (0 bytes); copy the photo again from its source"
-        case .notAnImage(let detail):
-            let suffix = detail.isEmpty ? "" : " (\(detail))"
-            return "not a supported image: JPEG, PNG, WebP, HEIC/HEIF, AVIF, TIFF or GIF expected\(suffix)"
+        case .libraryUnavailable(let detail): "libvips could not start (\(detail))"
+        case .sourceUnreadable(let code): "cannot read the file: \(code.map(Self.text(errno:)) ?? "not a regular file")"
+        case .emptySource: "the file is empty (0 bytes)"
+        case .unsupportedFormat: "not a supported image: JPEG, PNG, WebP, HEIC/HEIF, AVIF, TIFF or GIF expected"
+        case .blockedFormat(let loader):
+            "not a supported image: JPEG, PNG, WebP, HEIC/HEIF, AVIF, TIFF or GIF expected (\(loader) is blocked as unsafe for files from elsewhere)"
         case .tooManyPixels(let width, let height, let limit):
-            return "\(width)×\(height) is \(width * height) pixels, over the limit of \(limit); "
-                + "refused before decoding. If the image is genuine, raise --max-pixels"
-        case .decodeFailed(let detail):
-            let cause = detail.isEmpty ? "" : " (\(detail))"
-            return "the image data is damaged or truncated\(cause); re-export or copy the photo again"
-        case .processingFailed(let detail):
-            return "processing failed: \(detail)"
-        case .encodeFailed(let detail):
-            return "encoding failed: \(detail)"
+            "\(width)×\(height) is \(width * height) pixels, over the limit of \(limit); refused before decoding"
+        case .damaged(let format, let detail):
+            "the \(format) data is damaged or truncated" + (detail.isEmpty ? "" : " (\(detail))")
+        case .invalidOption(let name, let value, let allowed): "\(name) \(value) is out of range: \(allowed)"
+        case .processingFailed(let detail): "processing failed: \(detail)"
+        case .encodeFailed(let format, let detail): "\(format.rawValue.uppercased()) encoding failed: \(detail)"
         case .cannotFitBudget(let maxBytes, let smallestBytes, let width, let height, let minQuality):
-            return "cannot fit in \(maxBytes) bytes: still \(smallestBytes) bytes at \(width)×\(height) "
-                + "and quality \(minQuality); raise --max-bytes or lower --min-quality"
-        case .outputFailed(let path, let reason):
-            return "cannot write \(path): \(reason)"
-        case .outputUnavailable(let path, let reason):
-            let remedy = reason == String(cString: strerror(EROFS)) ? "choose another --out" : "free some space or choose another --out"
-            return "cannot write \(path): \(reason); \(remedy), then run again (finished photos are kept)"
-        case .outputLocked(let directory):
-            return "another market-images run is writing to \(directory); wait for it to finish"
+            "cannot fit in \(maxBytes) bytes: still \(smallestBytes) bytes at \(width)×\(height) and quality \(minQuality)"
+        case .outputFailed(let path, let code), .outputUnavailable(let path, let code):
+            "cannot write \(path): \(Self.text(errno: code))"
+        case .outputUnsafe(let path): "cannot write \(path): a symbolic link in the output folder leads outside it"
+        case .outputLocked(let directory): "another market-images run is writing to \(directory)"
+        case .cancelled: "cancelled before it started"
+        case .overloaded(let limit): "busy: every worker is taken and \(limit) jobs are waiting"
         }
     }
+
+    static func text(errno code: Int32) -> String { String(cString: strerror(code)) }
 }

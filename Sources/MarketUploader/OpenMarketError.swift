@@ -1,7 +1,8 @@
 import Foundation
 
 /// Everything that can go wrong talking to an OpenMarket server, with the server's own words where
-/// it gave any. Messages never contain a secret.
+/// it gave any. `description` says what happened, in terms any app can show; remedies in terms of a
+/// tool's flags belong to that tool. Messages never contain a secret.
 public enum OpenMarketError: Error, Sendable, Equatable, CustomStringConvertible {
     /// Rules broken before sending; nothing was sent.
     case invalid([String])
@@ -27,12 +28,12 @@ public enum OpenMarketError: Error, Sendable, Equatable, CustomStringConvertible
             return "nothing was sent; fix these first:\n" + problems.map { "  - \($0)" }.joined(separator: "\n")
         case .unsupported(let message): return message
         case .unauthorized(let status, let message):
-            return "the server refused the credentials (\(status)): \(message); check --identifier/--secret or --password"
-        case .notFound(let message): return "not found (404): \(message); check the product id and --server"
+            return "the server refused the credentials (\(status)): \(message)"
+        case .notFound(let message): return "not found (404): \(message)"
         case .payloadTooLarge(let message):
-            return "the server refused the size of the request (413): \(message); prepare the images with a lower --max-bytes"
+            return "the server refused the size of the request (413): \(message)"
         case .rejected(let status, let message): return "the server rejected the request (\(status)): \(message)"
-        case .serverError(let status, let message): return "the server failed (\(status)): \(message); try again later"
+        case .serverError(let status, let message): return "the server failed (\(status)): \(message)"
         case .transport(let message, let reached):
             return reached ? "the connection failed after the request was sent (\(message)); the server may have acted on it"
                 : "could not reach the server (\(message)); nothing was sent"

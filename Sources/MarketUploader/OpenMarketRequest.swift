@@ -22,13 +22,12 @@ public struct OpenMarketRequest: Sendable {
         }
     }
 
-    public var contentLength: Int {
-        get throws {
-            switch body {
-            case .none: 0
-            case .json(let data): data.count
-            case .multipart(let form): try form.contentLength
-            }
+    /// The exact bytes sent.
+    public var bodyData: Data {
+        switch body {
+        case .none: Data()
+        case .json(let data): data
+        case .multipart(let form): form.encoded()
         }
     }
 
@@ -38,7 +37,7 @@ public struct OpenMarketRequest: Sendable {
         var lines = ["\(method) \(url.absoluteString)"]
         var allHeaders = headers
         if let contentType { allHeaders.append(("Content-Type", contentType)) }
-        if let length = try? contentLength { allHeaders.append(("Content-Length", String(length))) }
+        allHeaders.append(("Content-Length", String(bodyData.count)))
         lines += allHeaders.map { "\($0.name): \($0.value)" }
         lines.append("")
         switch body {
@@ -60,14 +59,6 @@ public struct OpenMarketRequest: Sendable {
     }
 
     private static func summary(of part: MultipartFormData.Part) -> String {
-        switch part.content {
-        case .data(let data) where part.filename == nil:
-            return String(decoding: data, as: UTF8.self)
-        case .data(let data):
-            return "<\(data.count) bytes of \(part.contentType ?? "data")>"
-        case .file(let url):
-            let size = (try? FileManager.default.attributesOfItem(atPath: url.path)[.size] as? Int) ?? 0
-            return "<\(size) bytes of \(part.contentType ?? "data") from \(url.path)>"
-        }
+        part.filename == nil ? String(decoding: part.data, as: UTF8.self) : "<\(part.data.count) bytes of \(part.contentType ?? "data")>"
     }
 }

@@ -41,7 +41,7 @@ public struct ProductDraft: Sendable, Equatable, Codable {
 
     /// Every rule the draft breaks for `dialect`, each a sentence.
     public func problems(for dialect: Dialect) -> [String] {
-        var problems = ProductFields(name: name, description: description, price: price, stock: stock,
+        var problems = FieldRules(name: name, description: description, price: price, stock: stock,
                                      discountedPrice: discountedPrice).problems(for: dialect)
         if dialect == .items && name.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty {
             problems.append("name must not be empty")
@@ -72,13 +72,19 @@ public struct ProductChange: Sendable, Equatable {
         self.thumbnailID = thumbnailID
     }
 
+    /// Every field of a draft, as a change: what register sends.
+    init(_ draft: ProductDraft) {
+        self.init(name: draft.name, description: draft.description, price: draft.price, currency: draft.currency,
+                  stock: draft.stock, discountedPrice: draft.discountedPrice)
+    }
+
     public var isEmpty: Bool {
         name == nil && description == nil && price == nil && currency == nil && stock == nil
             && discountedPrice == nil && thumbnailID == nil
     }
 
     public func problems(for dialect: Dialect) -> [String] {
-        var problems = ProductFields(name: name, description: description, price: price, stock: stock,
+        var problems = FieldRules(name: name, description: description, price: price, stock: stock,
                                      discountedPrice: discountedPrice).problems(for: dialect)
         if thumbnailID != nil && dialect == .items { problems.append("the items (G1) server has no thumbnail_id") }
         return problems
@@ -86,7 +92,7 @@ public struct ProductChange: Sendable, Equatable {
 }
 
 /// The field rules shared by register and edit. Lengths are the G2/G3 server's (G1 checks none).
-private struct ProductFields {
+private struct FieldRules {
     var name: String?
     var description: String?
     var price: Double?

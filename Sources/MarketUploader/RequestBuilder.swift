@@ -15,28 +15,8 @@ public struct RequestBuilder: Sendable {
 
     public func register(_ draft: ProductDraft, images: [UploadImage], credentials: Credentials) throws(OpenMarketError) -> OpenMarketRequest {
         try check(draft.problems(for: dialect) + credentialProblems(credentials) + imageProblems(images))
-        let imageParts = images.map(imagePart)
-        switch credentials {
-        case .password(let password):
-            var fields: [MultipartFormData.Part] = [
-                .text("title", draft.name), .text("descriptions", draft.description),
-                .text("price", NumberText.format(draft.price)), .text("currency", draft.currency.rawValue),
-                .text("stock", String(draft.stock)),
-            ]
-            if let discounted = draft.discountedPrice { fields.append(.text("discounted_price", NumberText.format(discounted))) }
-            fields.append(.text("password", password.reveal))
-            return try multipart("POST", path: "/item", headers: [], parts: fields + imageParts)
-        case .vendor(let identifier, let secret):
-            var params: [String: JSONValue] = [
-                "name": .string(draft.name), dialect.descriptionKey: .string(draft.description),
-                "price": .number(draft.price), "currency": .string(draft.currency.rawValue),
-                "stock": .number(Double(draft.stock)), "secret": .string(secret.reveal),
-            ]
-            if let discounted = draft.discountedPrice { params["discounted_price"] = .number(discounted) }
-            let paramsPart = MultipartFormData.Part(name: "params", contentType: "application/json",
-                                                    content: .data(JSONValue.object(params).encoded()))
-            return try multipart("POST", path: "/api/products", headers: [("identifier", identifier)], parts: [paramsPart] + imageParts)
-        }
+        return try write("POST", path: dialect == .items ? "/item" : "/api/products",
+                         fields: ProductFields(ProductChange(draft), dialect: dialect), images: images, credentials: credentials)
     }
 
     /// On G1 the images, when given, become the product's images; G2/G3 cannot change images at all.
@@ -46,27 +26,28 @@ public struct RequestBuilder: Sendable {
         if change.isEmpty && images.isEmpty { problems.append("nothing to change: give a field to edit or images to attach") }
         if !images.isEmpty { problems += imageProblems(images) }
         try check(problems)
+        return try write("PATCH", path: dialect == .items ? "/item/\(id)" : "/api/products/\(id)",
+                         fields: ProductFields(change, dialect: dialect), images: images, credentials: credentials)
+    }
+
+    /// Register and edit in each dialect's shape: G1 multipart fields, its password and `images[]`
+    /// parts; G2 and G3 a JSON object with the vendor secret, in a `params` part beside the images
+    /// when registering and as the whole body when editing.
+    private func write(_ method: String, path: String, fields: ProductFields, images: [UploadImage],
+                       credentials: Credentials) throws(OpenMarketError) -> OpenMarketRequest {
+        var fields = fields
+        let imageParts = images.map(imagePart)
         switch credentials {
         case .password(let password):
-            var fields: [MultipartFormData.Part] = []
-            if let name = change.name { fields.append(.text("title", name)) }
-            if let description = change.description { fields.append(.text("descriptions", description)) }
-            if let price = change.price { fields.append(.text("price", NumberText.format(price))) }
-            if let currency = change.currency { fields.append(.text("currency", currency.rawValue)) }
-            if let stock = change.stock { fields.append(.text("stock", String(stock))) }
-            if let discounted = change.discountedPrice { fields.append(.text("discounted_price", NumberText.format(discounted))) }
-            fields.append(.text("password", password.reveal))
-            return try multipart("PATCH", path: "/item/\(id)", headers: [], parts: fields + images.map(imagePart))
+            fields.add("password", .text(password.reveal))
+            return try multipart(method, path: path, headers: [], parts: fields.multipartParts + imageParts)
         case .vendor(let identifier, let secret):
-            var body: [String: JSONValue] = ["secret": .string(secret.reveal)]
-            if let name = change.name { body["name"] = .string(name) }
-            if let description = change.description { body[dialect.descriptionKey] = .string(description) }
-            if let price = change.price { body["price"] = .number(price) }
-            if let currency = change.currency { body["currency"] = .string(currency.rawValue) }
-            if let stock = change.stock { body["stock"] = .number(Double(stock)) }
-            if let discounted = change.discountedPrice { body["discounted_price"] = .number(discounted) }
-            if let thumbnail = change.thumbnailID { body["thumbnail_id"] = .number(Double(thumbnail)) }
-            return request("PATCH", path: "/api/products/\(id)", headers: [("identifier", identifier)], body: .json(JSONValue.object(body).encoded()))
+            fields.add("secret", .text(secret.reveal))
+            guard method == "POST" else {
+                return request(method, path: path, headers: [("identifier", identifier)], body: .json(fields.json))
+            }
+            let params = MultipartFormData.Part(name: "params", contentType: "application/json", data: fields.json)
+            return try multipart(method, path: path, headers: [("identifier", identifier)], parts: [params] + imageParts)
         }
     }
 
@@ -76,7 +57,7 @@ public struct RequestBuilder: Sendable {
         guard dialect.canChangeImages else {
             throw .unsupported("the \(dialect.rawValue) server cannot change a product's images after it is registered "
                 + "(its PATCH takes JSON only); register the product again with the new images, or pick one of its "
-                + "current images as the thumbnail with --thumbnail-id")
+                + "current images as the thumbnail")
         }
     }
 
@@ -98,14 +79,18 @@ public struct RequestBuilder: Sendable {
     func deletion(id: Int, credentials: Credentials) throws(OpenMarketError) -> OpenMarketRequest {
         try check(credentialProblems(credentials))
         guard case .password(let password) = credentials else { throw .invalid(credentialProblems(credentials)) }
-        return request("DELETE", path: "/item/\(id)", headers: [], body: .json(JSONValue.object(["password": .string(password.reveal)]).encoded()))
+        var body = ProductFields(ProductChange(), dialect: dialect)
+        body.add("password", .text(password.reveal))
+        return request("DELETE", path: "/item/\(id)", headers: [], body: .json(body.json))
     }
 
     func deletionLookup(id: Int, credentials: Credentials) throws(OpenMarketError) -> OpenMarketRequest {
         try check(credentialProblems(credentials))
         guard case .vendor(let identifier, let secret) = credentials else { throw .invalid(credentialProblems(credentials)) }
         let path = dialect == .marketTraining ? "/api/products/\(id)/secret" : "/api/products/\(id)/archived"
-        return request("POST", path: path, headers: [("identifier", identifier)], body: .json(JSONValue.object(["secret": .string(secret.reveal)]).encoded()))
+        var body = ProductFields(ProductChange(), dialect: dialect)
+        body.add("secret", .text(secret.reveal))
+        return request("POST", path: path, headers: [("identifier", identifier)], body: .json(body.json))
     }
 
     /// G2: `DELETE /api/products/{id}/{product secret}` — the product secret from the lookup, never
@@ -130,8 +115,8 @@ public struct RequestBuilder: Sendable {
     }
 
     private func imagePart(_ image: UploadImage) -> MultipartFormData.Part {
-        let type = (try? image.probe()).flatMap { ImageType(sniffing: $0.leadingBytes) } ?? .jpeg
-        return MultipartFormData.Part(name: dialect.imagePartName, filename: image.filename, contentType: type.mimeType, content: image.content)
+        let type = ImageType(sniffing: image.data.prefix(16)) ?? .jpeg
+        return MultipartFormData.Part(name: dialect.imagePartName, filename: image.filename, contentType: type.mimeType, data: image.data)
     }
 
     private func credentialProblems(_ credentials: Credentials) -> [String] {
@@ -142,9 +127,9 @@ public struct RequestBuilder: Sendable {
             return (identifier.isEmpty ? ["the vendor identifier must not be empty"] : [])
                 + (secret.reveal.isEmpty ? ["the vendor secret must not be empty"] : [])
         case (.password, true):
-            return ["the \(dialect.rawValue) server needs a vendor identifier and secret (--identifier, --secret), not a password"]
+            return ["the \(dialect.rawValue) server needs a vendor identifier and secret, not a password"]
         case (.vendor, false):
-            return ["the items server needs the product's password (--password), not a vendor identifier and secret"]
+            return ["the items server needs the product's password, not a vendor identifier and secret"]
         }
     }
 
@@ -154,12 +139,7 @@ public struct RequestBuilder: Sendable {
             problems.append("\(images.count) images; the server takes \(rules.countRange.lowerBound) to \(rules.countRange.upperBound)")
         }
         for image in images {
-            do {
-                let probe = try image.probe()
-                problems += rules.violations(filename: image.filename, byteCount: probe.byteCount, leadingBytes: probe.leadingBytes)
-            } catch {
-                problems.append("\(image.filename): cannot be read (\(error.localizedDescription))")
-            }
+            problems += rules.violations(filename: image.filename, byteCount: image.data.count, leadingBytes: image.data.prefix(16))
         }
         return problems
     }

@@ -23,19 +23,15 @@ public struct URLSessionTransport: HTTPTransport {
         defer { session.finishTasksAndInvalidate() }
 
         var upload: Data?
-        do {
-            switch request.body {
-            case .none:
-                break
-            case .json(let data):
-                urlRequest.httpBody = data
-            case .multipart(let form):
-                let body = try form.encoded()
-                upload = body
-                urlRequest.setValue(String(body.count), forHTTPHeaderField: "Content-Length")
-            }
-        } catch {
-            throw TransportError(message: "cannot build the request body: \(error)", requestReachedServer: false)
+        switch request.body {
+        case .none:
+            break
+        case .json(let data):
+            urlRequest.httpBody = data
+        case .multipart(let form):
+            let body = form.encoded()
+            upload = body
+            urlRequest.setValue(String(body.count), forHTTPHeaderField: "Content-Length")
         }
 
         let request = urlRequest

@@ -1,31 +1,18 @@
 import Foundation
 
-/// One image to upload: bytes in memory (straight from `ImagePipeline`) or a file streamed from disk.
+/// One image to upload: its file name and bytes (straight from `ImagePipeline`, or read once from a
+/// prepared file).
 public struct UploadImage: Sendable, Equatable {
     public var filename: String
-    public var content: MultipartFormData.Content
+    public var data: Data
 
     public init(filename: String, data: Data) {
         self.filename = filename
-        content = .data(data)
+        self.data = data
     }
 
-    public init(file: URL, filename: String? = nil) {
-        self.filename = filename ?? file.lastPathComponent
-        content = .file(file)
-    }
-
-    /// Size and first bytes, enough to check the server's rules without reading a whole file.
-    func probe() throws -> (byteCount: Int, leadingBytes: Data) {
-        switch content {
-        case .data(let data):
-            return (data.count, data.prefix(16))
-        case .file(let url):
-            let handle = try FileHandle(forReadingFrom: url)
-            defer { try? handle.close() }
-            let size = try handle.seekToEnd()
-            try handle.seek(toOffset: 0)
-            return (Int(size), try handle.read(upToCount: 16) ?? Data())
-        }
+    /// Reads the file once; every check and the request itself use these bytes.
+    public init(file: URL, filename: String? = nil) throws {
+        self.init(filename: filename ?? file.lastPathComponent, data: try Data(contentsOf: file))
     }
 }

@@ -42,7 +42,7 @@ struct MarketImages: AsyncParsableCommand {
             // Help and explicit exit codes go through ArgumentParser; anything else is this tool's own
             // error, printed like every other error line.
             if code == .success || error is ExitCode { exit(withError: error) }
-            Terminal.standardError.error("\(error)")
+            Terminal.standardError.error(errorText(error))
             Foundation.exit(1)
         }
     }

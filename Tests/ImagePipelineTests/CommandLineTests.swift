@@ -23,7 +23,7 @@ final class CommandLineTests: XCTestCase {
         let folder = try temporaryFolder(self)
         let result = try runTool(["prepare", Fixture.path("hostile/corrupted.jpg"), Fixture.path("photos/flowers.jpeg"), "--out", folder, "--json"])
         XCTAssertEqual(result.status, 1)
-        XCTAssertTrue(result.stderr.contains("corrupted.jpg: the image data is damaged or truncated"), result.stderr)
+        XCTAssertTrue(result.stderr.contains("corrupted.jpg: the JPEG data is damaged or truncated"), result.stderr)
         let report = try JSONDecoder().decode(FolderReport.self, from: Data(result.stdout.utf8))
         XCTAssertEqual(report.written.map(\.output), ["flowers.jpg"])
         XCTAssertEqual(report.failed.count, 1)
@@ -34,7 +34,7 @@ final class CommandLineTests: XCTestCase {
         XCTAssertEqual(try runTool(["prepare", "x.jpg"]).status, 2, "missing --out")
         let range = try runTool(["prepare", "x.jpg", "--out", "/tmp/x", "--min-quality", "95", "--max-quality", "80"])
         XCTAssertEqual(range.status, 2)
-        XCTAssertTrue(range.stderr.contains("--min-quality (95) must not exceed --max-quality (80)"), range.stderr)
+        XCTAssertTrue(range.stderr.contains("--min-quality 95 is out of range: at most max-quality (80)"), range.stderr)
         XCTAssertEqual(try runTool(["prepare", "x.jpg", "--out", "/tmp/x", "--format", "gif"]).status, 2)
         XCTAssertEqual(try runTool(["frobnicate"]).status, 2)
     }

@@ -175,7 +175,7 @@ final class FolderProcessorTests: FolderTestCase {
 
     func testNaturalOrder() {
         let names = ["IMG_10.jpg", "img_2.jpg", "IMG_1.jpg", "a.jpg", "IMG_02.jpg", "IMG_2b.jpg"]
-        XCTAssertEqual(names.sorted(by: NaturalOrder.areInIncreasingOrder),
+        XCTAssertEqual(names.sorted(by: ProductScanner.inNaturalOrder),
                        ["a.jpg", "IMG_1.jpg", "IMG_02.jpg", "img_2.jpg", "IMG_2b.jpg", "IMG_10.jpg"])
     }
 }

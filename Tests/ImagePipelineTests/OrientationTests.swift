@@ -5,7 +5,7 @@ import XCTest
 final class OrientationTests: XCTestCase {
     func testAllEightOrientationsLookLikeOrientationOne() throws {
         let folder = try temporaryFolder(self)
-        let preparer = ImagePreparer()
+        let preparer = try ImagePreparer()
         let outputs = try Fixture.orientations.map { try readBack(try preparer.prepare(file: $0).data, in: folder) }
         let reference = try outputs[0].image.grid()
         for (index, output) in outputs.enumerated() {

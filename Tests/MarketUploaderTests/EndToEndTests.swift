@@ -17,7 +17,7 @@ final class EndToEndTests: UploaderTestCase {
 
         for dialect in Dialect.allCases {
             let client = try await startServer(dialect)
-            let preparer = ImagePreparer()
+            let preparer = try ImagePreparer()
             let images = try photos.map { _, name in
                 let prepared = try preparer.prepare(file: folder.appendingPathComponent(name).path)
                 return UploadImage(filename: prepared.suggestedFilename, data: prepared.data)

@@ -9,46 +9,30 @@ final class MultipartFormDataTests: XCTestCase {
     func testExactBytesOfABody() throws {
         let form = try MultipartFormData(parts: [
             .text("title", "Mug"),
-            MultipartFormData.Part(name: "images[]", filename: "컵 1.jpg", contentType: "image/jpeg", content: .data(Data([0xFF, 0xD8, 0x0D, 0x0A, 0xFF, 0xD9]))),
+            MultipartFormData.Part(name: "images[]", filename: "컵 1.jpg", contentType: "image/jpeg", data: Data([0xFF, 0xD8, 0x0D, 0x0A, 0xFF, 0xD9])),
         ], boundary: "XyZ")
         var expected = Data()
         expected += Data("--XyZ\r\nContent-Disposition: form-data; name=\"title\"\r\n\r\nMug\r\n".utf8)
         expected += Data("--XyZ\r\nContent-Disposition: form-data; name=\"images[]\"; filename=\"컵 1.jpg\"\r\nContent-Type: image/jpeg\r\n\r\n".utf8)
         expected += Data([0xFF, 0xD8, 0x0D, 0x0A, 0xFF, 0xD9]) + Data("\r\n--XyZ--\r\n".utf8)
-        XCTAssertEqual(try form.encoded(), expected)
-        XCTAssertEqual(try form.contentLength, expected.count)
+        XCTAssertEqual(form.encoded(), expected)
         XCTAssertEqual(form.contentType, "multipart/form-data; boundary=XyZ")
-    }
-
-    func testFilePartsStreamToTheSameBytes() throws {
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent(UUID().uuidString)
-        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: folder) }
-        let image = folder.appendingPathComponent("a.jpg")
-        let bytes = Data((0..<700_000).map { UInt8(truncatingIfNeeded: $0 &* 31) })
-        try bytes.write(to: image)
-        let fromFile = try MultipartFormData(parts: [MultipartFormData.Part(name: "images", filename: "a.jpg", contentType: "image/jpeg", content: .file(image))], boundary: "b0undary")
-        let inMemory = try MultipartFormData(parts: [MultipartFormData.Part(name: "images", filename: "a.jpg", contentType: "image/jpeg", content: .data(bytes))], boundary: "b0undary")
-        let body = folder.appendingPathComponent("body")
-        try fromFile.write(to: body)
-        XCTAssertEqual(try Data(contentsOf: body), try inMemory.encoded())
-        XCTAssertEqual(try fromFile.contentLength, try Data(contentsOf: body).count)
     }
 
     func testNamesAndFilenamesCannotInjectHeaders() throws {
         let form = try MultipartFormData(parts: [
-            MultipartFormData.Part(name: "a\"b", filename: "evil\r\nContent-Type: text/html\r\n\r\n\"x\\y.jpg", contentType: "image/jpeg", content: .data(Data("x".utf8))),
+            MultipartFormData.Part(name: "a\"b", filename: "evil\r\nContent-Type: text/html\r\n\r\n\"x\\y.jpg", contentType: "image/jpeg", data: Data("x".utf8)),
         ], boundary: "B")
-        let text = String(decoding: try form.encoded(), as: UTF8.self)
+        let text = String(decoding: form.encoded(), as: UTF8.self)
         XCTAssertTrue(text.contains("name=\"a%22b\"; filename=\"evil%0D%0AContent-Type: text/html%0D%0A%0D%0A%22x\\y.jpg\"\r\n"), text)
         XCTAssertEqual(text.components(separatedBy: "\r\nContent-Type: ").count, 2, "exactly one Content-Type header line")
-        let parts = try OpenMarketTestServer.parseMultipart(try form.encoded(), contentType: form.contentType)
+        let parts = try OpenMarketTestServer.parseMultipart(form.encoded(), contentType: form.contentType)
         XCTAssertEqual(parts.count, 1)
         XCTAssertEqual(parts[0].headers["content-type"], "image/jpeg")
     }
 
     func testABoundaryFoundInContentIsRefusedAndRandomOnesAvoidContent() throws {
-        let payload = MultipartFormData.Part(name: "f", content: .data(Data("--XyZ\r\n".utf8)))
+        let payload = MultipartFormData.Part(name: "f", data: Data("--XyZ\r\n".utf8))
         XCTAssertThrowsError(try MultipartFormData(parts: [payload], boundary: "XyZ")) { error in
             XCTAssertEqual(error as? MultipartError, .boundaryInContent("XyZ"))
         }
@@ -57,7 +41,7 @@ final class MultipartFormDataTests: XCTestCase {
         }
         let random = try MultipartFormData(parts: [payload])
         XCTAssertTrue(random.boundary.hasPrefix("market-images-"))
-        XCTAssertEqual(try OpenMarketTestServer.parseMultipart(try random.encoded(), contentType: random.contentType).first?.body, Data("--XyZ\r\n".utf8))
+        XCTAssertEqual(try OpenMarketTestServer.parseMultipart(random.encoded(), contentType: random.contentType).first?.body, Data("--XyZ\r\n".utf8))
         XCTAssertNotEqual(random.boundary, try MultipartFormData(parts: [payload]).boundary, "a fresh boundary per body")
     }
 
@@ -77,18 +61,17 @@ final class MultipartFormDataTests: XCTestCase {
                 for fake in ["\r\n--", "\r\n--market-images-", "--market-images-0123--\r\n", "\r\n\r\n"] where Bool.random(using: &generator) {
                     bytes.insert(contentsOf: Array(fake.utf8), at: Int.random(in: 0...bytes.count, using: &generator))
                 }
-                return MultipartFormData.Part(name: "\(index)\(name)", filename: filename, contentType: filename == nil ? nil : "image/jpeg", content: .data(Data(bytes)))
+                return MultipartFormData.Part(name: "\(index)\(name)", filename: filename, contentType: filename == nil ? nil : "image/jpeg", data: Data(bytes))
             }
             let form = try MultipartFormData(parts: parts)
-            let body = try form.encoded()
-            XCTAssertEqual(body.count, try form.contentLength)
+            let body = form.encoded()
             let parsed = try OpenMarketTestServer.parseMultipart(body, contentType: form.contentType)
             XCTAssertEqual(parsed.count, parts.count, "iteration \(iteration)")
             for (sent, got) in zip(parts, parsed) {
                 XCTAssertEqual(got.name, MultipartFormData.escape(sent.name), "iteration \(iteration)")
                 XCTAssertEqual(got.filename, sent.filename.map(MultipartFormData.escape), "iteration \(iteration)")
                 XCTAssertEqual(got.headers["content-type"], sent.contentType)
-                XCTAssertEqual(got.body, { () -> Data? in if case .data(let d) = sent.content { return d }; return nil }(), "iteration \(iteration)")
+                XCTAssertEqual(got.body, sent.data, "iteration \(iteration)")
             }
         }
     }

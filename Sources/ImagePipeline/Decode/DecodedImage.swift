@@ -1,0 +1,147 @@
+import CVips
+import Foundation
+
+/// A source photo decoded once: upright, sRGB (or 8-bit greyscale), metadata-free by the time it is
+/// saved, its pixels in memory. Every output — the upload image, each thumbnail, a service response —
+/// is derived from this without touching the source again.
+public struct DecodedImage: Sendable {
+    let image: VipsImageHandle
+    /// The source's header, as read before decoding.
+    public let source: ImageHeader
+
+    public var width: Int { image.width }
+    public var height: Int { image.height }
+    public var longEdge: Int { max(width, height) }
+
+    /// Decodes a file; see `decode(_:maxPixels:box:)`.
+    public static func decode(
+        file path: String, maxPixels: Int, box: (ImageHeader) -> (width: Int, height: Int)
+    ) throws(ImagePipelineError) -> DecodedImage {
+        try decode(.file(path), maxPixels: maxPixels, box: box)
+    }
+
+    /// Decodes straight to fit inside a box (upright dimensions) using shrink-on-load (JPEG DCT
+    /// scaling, HEIF/WebP scaled decode), which is both faster and far leaner than a full decode
+    /// followed by a resize. `box` sees the header, so a caller can size it by the photo's shape; the
+    /// pixel limit is checked against the header before anything is decoded.
+    public static func decode(
+        _ source: ImageSource, maxPixels: Int, box: (ImageHeader) -> (width: Int, height: Int)
+    ) throws(ImagePipelineError) -> DecodedImage {
+        let header = try ImageHeader.read(source)
+        guard header.pixelCount <= maxPixels else {
+            throw .tooManyPixels(width: header.width, height: header.height, limit: maxPixels)
+        }
+        let (boxWidth, boxHeight) = box(header)
+        let width = try VipsArgument.int32(min(boxWidth, Self.unbounded), "width")
+        let height = try VipsArgument.int32(min(boxHeight, Self.unbounded), "height")
+        // An embedded profile (Display P3, Adobe RGB) or CMYK needs a real colour transform; stripping
+        // the profile from unconverted pixels would shift every colour. Greyscale stays greyscale.
+        let exportProfile: String? = header.isCMYKOrProfiled ? "srgb" : nil
+        let origin = VipsErrorLog.Source(loader: header.loader, format: header.format, fileName: source.fileName)
+        let damaged = { (detail: String) in ImagePipelineError.damaged(format: header.format, detail: detail) }
+        Self.counter.increment()
+        let decoded: VipsImageHandle
+        switch source {
+        case .file(let path):
+            let loaded = try VipsImageHandle.make(origin: origin, damaged) { mi_thumbnail(path, $0, width, height, exportProfile) }
+            // fail_on only takes effect while pixels are read: a truncated JPEG fails here, not as grey.
+            decoded = try loaded.normalisedTo8BitDisplay().materialized()
+        case .data:
+            decoded = try source.withBytes { bytes throws(ImagePipelineError) in
+                let loaded = try VipsImageHandle.make(origin: origin, damaged) {
+                    mi_thumbnail_buffer(bytes.baseAddress, bytes.count, $0, width, height, exportProfile)
+                }
+                return try loaded.normalisedTo8BitDisplay().materialized()
+            }!
+        }
+        VipsErrorLog.drain()
+        return DecodedImage(image: decoded, source: header)
+    }
+
+    /// A box side that does not constrain: libvips' own coordinate limit.
+    static let unbounded = Int(VIPS_MAX_COORD)
+
+    /// Source decodes in this process, so tests can prove that every output of a photo came from one.
+    static let counter = DecodeCounter()
+
+    /// A copy resized to fit `edge`, for budget shrinking; pixels stay in memory.
+    func fitting(edge: Int) throws(ImagePipelineError) -> DecodedImage {
+        try fitting(box: (edge, edge), crop: VIPS_INTERESTING_NONE)
+    }
+
+    /// A copy resized into a box, cropped to fill it unless `crop` is none; enlarged only if asked.
+    func fitting(box: (width: Int, height: Int), crop: VipsInteresting, enlarge: Bool = false) throws(ImagePipelineError) -> DecodedImage {
+        let width = try VipsArgument.int32(min(box.width, Self.unbounded), "width")
+        let height = try VipsArgument.int32(min(box.height, Self.unbounded), "height")
+        let size = enlarge ? VIPS_SIZE_BOTH : VIPS_SIZE_DOWN
+        return try derived { image throws(ImagePipelineError) in try image.then { mi_thumbnail_image($0, $1, width, height, crop, size) } }
+    }
+
+    /// A copy scaled by independent factors (lanczos3).
+    func scaled(horizontally: Double, vertically: Double) throws(ImagePipelineError) -> DecodedImage {
+        try derived { image throws(ImagePipelineError) in try image.then { mi_resize($0, $1, horizontally, vertically) } }
+    }
+
+    /// A rectangle of this image; the caller keeps it inside the bounds.
+    func cropped(x: Int, y: Int, width: Int, height: Int) throws(ImagePipelineError) -> DecodedImage {
+        let rectangle = try [x, y, width, height].map { value throws(ImagePipelineError) in try VipsArgument.int32(value, "crop") }
+        return try derived { image throws(ImagePipelineError) in
+            try image.then { mi_crop($0, $1, rectangle[0], rectangle[1], rectangle[2], rectangle[3]) }
+        }
+    }
+
+    private func derived(_ operation: (VipsImageHandle) throws(ImagePipelineError) -> VipsImageHandle) throws(ImagePipelineError) -> DecodedImage {
+        DecodedImage(image: try operation(image).materialized(), source: source)
+    }
+
+    /// The pixels ready for a given encoding: JPEG gets transparent areas flattened onto white.
+    func pixels(for format: OutputFormat) throws(ImagePipelineError) -> VipsImageHandle {
+        guard image.hasAlpha, !format.keepsAlpha else { return image }
+        return try image.then { mi_flatten($0, $1, 255, 255) }.materialized()
+    }
+}
+
+/// Counts source decodes.
+final class DecodeCounter: @unchecked Sendable {
+    private let lock = NSLock()
+    private var count = 0
+
+    func increment() { lock.withLock { count += 1 } }
+    var value: Int { lock.withLock { count } }
+}
+
+extension VipsImageHandle {
+    /// Brings any decoded image to 8-bit sRGB, or 8-bit greyscale for grey sources, keeping alpha.
+    /// 16-bit TIFF/PNG and images without a profile come out of the loader in their own space.
+    func normalisedTo8BitDisplay() throws(ImagePipelineError) -> VipsImageHandle {
+        let grey = interpretation == VIPS_INTERPRETATION_B_W || interpretation == VIPS_INTERPRETATION_GREY16
+        let target = grey ? VIPS_INTERPRETATION_B_W : VIPS_INTERPRETATION_sRGB
+        var image = self
+        if image.interpretation != target {
+            image = try image.then { mi_colourspace($0, $1, target) }
+        }
+        if image.format != VIPS_FORMAT_UCHAR {
+            image = try image.then { mi_cast_uchar($0, $1) }
+        }
+        // Loaders can report more bands than the space has (CMYK leftovers, extra alpha planes):
+        // keep colour plus at most one alpha.
+        let colourBands = grey ? 1 : 3
+        let wanted = colourBands + (image.hasAlpha ? 1 : 0)
+        if image.bands > wanted {
+            image = try image.then { mi_extract_band($0, $1, 0, Int32(wanted)) }
+        }
+        return image
+    }
+
+    /// Mean value of each band over a rectangle, so tests judge orientation, colour and flattening
+    /// by looking at pixels rather than at metadata.
+    func meanBands(x: Int, y: Int, width: Int, height: Int) throws(ImagePipelineError) -> [Double] {
+        let region = try then { mi_crop($0, $1, Int32(x), Int32(y), Int32(width), Int32(height)) }
+        return try (0..<bands).map { band throws(ImagePipelineError) in
+            let single = try region.then { mi_extract_band($0, $1, Int32(band), 1) }
+            var mean = 0.0
+            guard mi_avg(single.pointer, &mean) == 0 else { throw .processingFailed(detail: VipsErrorLog.take(for: origin)) }
+            return mean
+        }
+    }
+}

@@ -1,0 +1,113 @@
+import CVips
+import Foundation
+
+/// What a file's header says, read without decoding any pixels. The pixel limit is checked against
+/// this, so a decompression bomb is refused before libvips allocates anything for it.
+public struct ImageHeader: Sendable, Equatable, Codable {
+    /// The libvips loader that claimed the file, e.g. `jpegload`, `heifload`.
+    public var loader: String
+    /// Stored dimensions, before EXIF orientation is applied.
+    public var width: Int
+    public var height: Int
+    public var bands: Int
+    public var pages: Int
+    /// Colour space as libvips names it: `srgb`, `b-w`, `cmyk`, `rgb16`, `grey16`, ...
+    public var interpretation: String
+    public var bitsPerSample: Int
+    public var hasAlpha: Bool
+    /// EXIF orientation 1–8 (1 = upright).
+    public var orientation: Int
+    /// The embedded ICC profile's description, if the file carries a profile.
+    public var iccProfile: String?
+    public var metadata: MetadataPresence
+
+    /// Dimensions after EXIF orientation: what a viewer shows.
+    public var uprightWidth: Int { orientation >= 5 ? height : width }
+    public var uprightHeight: Int { orientation >= 5 ? width : height }
+    public var pixelCount: Int { width * height }
+
+    public var format: String { Self.format(ofLoader: loader) }
+
+    static func format(ofLoader loader: String) -> String {
+        switch loader {
+        case let l where l.hasPrefix("jpeg"): "JPEG"
+        case let l where l.hasPrefix("png"): "PNG"
+        case let l where l.hasPrefix("webp"): "WebP"
+        case let l where l.hasPrefix("heif"): "HEIF"
+        case let l where l.hasPrefix("tiff"): "TIFF"
+        case let l where l.hasPrefix("gif"): "GIF"
+        default: loader.replacingOccurrences(of: "load", with: "").uppercased()
+        }
+    }
+
+    var isCMYK: Bool { interpretation == "cmyk" }
+    var isGrey: Bool { interpretation == "b-w" || interpretation == "grey16" }
+    /// Whether decoding applies a colour transform to sRGB (a profile that is not greyscale, or CMYK).
+    public var isCMYKOrProfiled: Bool { isCMYK || (iccProfile != nil && !isGrey) }
+
+    public static func read(file path: String) throws(ImagePipelineError) -> ImageHeader {
+        try read(.file(path))
+    }
+
+    /// Parses the header only. A decompression bomb costs nothing here: libvips allocates no pixels.
+    public static func read(_ source: ImageSource) throws(ImagePipelineError) -> ImageHeader {
+        try VipsRuntime.ensureStarted()
+        switch source {
+        case .file(let path):
+            try checkReadable(path)
+            return try open(source, loader: vips_foreign_find_load(path)) { mi_open_header(path) }
+        case .data(let data):
+            guard !data.isEmpty else { throw .emptySource }
+            return try source.withBytes { bytes throws(ImagePipelineError) in
+                try open(source, loader: vips_foreign_find_load_buffer(bytes.baseAddress, bytes.count)) {
+                    mi_open_header_buffer(bytes.baseAddress, bytes.count)
+                }
+            }!
+        }
+    }
+
+    /// The kind of failure comes from the calls themselves: no loader is an unsupported format, a
+    /// blocked loader is refused as unsafe, and a loader that claimed the bytes and then failed means
+    /// damage. libvips' text is only detail.
+    private static func open(
+        _ source: ImageSource, loader: UnsafePointer<CChar>?, _ open: () -> UnsafeMutablePointer<VipsImage>?
+    ) throws(ImagePipelineError) -> ImageHeader {
+        guard let loader else {
+            VipsErrorLog.drain()
+            throw .unsupportedFormat
+        }
+        let nickname = String(cString: mi_loader_nickname(loader))
+        guard mi_loader_is_blocked(loader) == 0 else {
+            VipsErrorLog.drain()
+            throw .blockedFormat(loader: nickname)
+        }
+        let origin = VipsErrorLog.Source(loader: nickname, format: Self.format(ofLoader: nickname), fileName: source.fileName)
+        let image = try VipsImageHandle.make(origin: origin, { .damaged(format: origin.format, detail: $0) }) { out in
+            out.pointee = open()
+            return out.pointee == nil ? -1 : 0
+        }
+        return ImageHeader(image)
+    }
+
+    init(_ image: VipsImageHandle) {
+        let fields = image.fieldNames
+        loader = image.string("vips-loader") ?? "unknown"
+        width = image.width
+        height = image.height
+        bands = image.bands
+        pages = image.int("n-pages") ?? 1
+        interpretation = String(cString: vips_enum_nick(vips_interpretation_get_type(), Int32(image.interpretation.rawValue)))
+        bitsPerSample = Int(vips_format_sizeof(image.format)) * 8
+        hasAlpha = image.hasAlpha
+        orientation = image.int("orientation").flatMap { (1...8).contains($0) ? $0 : nil } ?? 1
+        iccProfile = image.blob("icc-profile-data").map { ICCProfile.description(of: $0) ?? "embedded profile" }
+        metadata = MetadataPresence(fieldNames: fields)
+    }
+
+    private static func checkReadable(_ path: String) throws(ImagePipelineError) {
+        let status = try FileStatus.of(path).get()
+        guard status.isRegularFile else { throw .sourceUnreadable(errno: nil) }
+        guard status.size > 0 else { throw .emptySource }
+        guard access(path, R_OK) == 0 else { throw .sourceUnreadable(errno: errno) }
+    }
+}

@@ -1,0 +1,23 @@
+import Foundation
+
+/// Where a photo comes from: a file, or bytes already in memory (an upload, a download). Both go
+/// through the same loaders, limits and checks.
+public enum ImageSource: Sendable, Equatable {
+    case file(String)
+    case data(Data)
+
+    /// The file's name, for attributing libvips' error text; nil for bytes.
+    var fileName: String? {
+        guard case .file(let path) = self else { return nil }
+        return (path as NSString).lastPathComponent
+    }
+
+    /// Runs `body` with the bytes pinned in memory: libvips' buffer loaders do not copy, so the bytes
+    /// must outlive every lazy read of pixels, which `body` must finish (materialise) before returning.
+    func withBytes<T>(_ body: (UnsafeRawBufferPointer) throws(ImagePipelineError) -> T) throws(ImagePipelineError) -> T? {
+        guard case .data(let data) = self else { return nil }
+        return try data.withUnsafeBytes { bytes in
+            Result { () throws(ImagePipelineError) in try body(bytes) }
+        }.get()
+    }
+}

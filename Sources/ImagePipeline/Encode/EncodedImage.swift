@@ -1,0 +1,32 @@
+import Foundation
+
+/// An image ready to upload, write or send: its bytes and what a caller needs to describe them.
+public struct EncodedImage: Sendable, Equatable {
+    public let data: Data
+    public let format: OutputFormat
+    public let width: Int
+    public let height: Int
+    /// The JPEG/WebP quality chosen, nil for PNG.
+    public let quality: Int?
+    /// How many encodes the byte-budget search spent.
+    public let encodes: Int
+    /// Things the user should know that did not stop the image (a PNG that had to become a JPEG).
+    public var warnings: [String]
+    /// The source's stem with the right extension, e.g. `IMG_0001.jpg` for `IMG_0001.HEIC`.
+    public var suggestedFilename: String
+
+    init(data: Data, format: OutputFormat, width: Int, height: Int, quality: Int?, encodes: Int,
+         warnings: [String] = [], stem: String = "image") {
+        self.data = data
+        self.format = format
+        self.width = width
+        self.height = height
+        self.quality = quality
+        self.encodes = encodes
+        self.warnings = warnings
+        suggestedFilename = stem + "." + format.fileExtension
+    }
+
+    public var mimeType: String { format.mimeType }
+    public var byteCount: Int { data.count }
+}

@@ -1,0 +1,20 @@
+import CVips
+import Foundation
+
+/// The one place pixels become bytes, for every format: JPEG flattened onto white with chroma
+/// subsampling pinned (see the shim), PNG, and WebP with its container stripped of metadata.
+enum ImageEncoder {
+    static func encode(_ image: DecodedImage, as format: OutputFormat, quality: Int) throws(ImagePipelineError) -> Data {
+        let pixels = try image.pixels(for: format)
+        let failure = { (detail: String) in ImagePipelineError.encodeFailed(format: format, detail: detail) }
+        let q = try VipsArgument.int32(quality, "quality")
+        switch format {
+        case .jpeg:
+            return try pixels.save(failure: failure) { mi_jpegsave_buffer($0, $1, $2, q) }
+        case .png:
+            return try pixels.save(failure: failure) { mi_pngsave_buffer($0, $1, $2) }
+        case .webp:
+            return try WebPContainer.strippingMetadata(try pixels.save(failure: failure) { mi_webpsave_buffer($0, $1, $2, q) })
+        }
+    }
+}

@@ -1,0 +1,38 @@
+import Foundation
+
+/// What a folder run is asked to make: upload images (`prepare`), thumbnails (`thumbs`), or both from
+/// the same decode (`prepare --thumbs`).
+public struct FolderJob: Sendable {
+    public var inputs: [String]
+    public var outputFolder: String
+    public var prepare: PrepareOptions?
+    public var thumbnails: ThumbnailOptions?
+    /// Photos processed at once. Throughput comes from whole images in parallel, one per core.
+    public var jobs = ProcessInfo.processInfo.activeProcessorCount
+    public static let jobsRange = 1...256
+    /// Redo every photo even when the records say its outputs are current.
+    public var force = false
+    /// Products with more photos than this are processed, with a warning (the server's limit).
+    public var photosPerProductLimit: Int?
+    /// Remove thumbnails whose source is gone or that current settings no longer make.
+    public var prune = false
+    /// Report what would be made and pruned; write nothing.
+    public var dryRun = false
+
+    public init(inputs: [String], outputFolder: String, prepare: PrepareOptions? = PrepareOptions(),
+                thumbnails: ThumbnailOptions? = nil) {
+        self.inputs = inputs
+        self.outputFolder = outputFolder
+        self.prepare = prepare
+        self.thumbnails = thumbnails
+    }
+
+    /// Every setting out of range, across both kinds of output.
+    public var problems: [ImagePipelineError] {
+        var problems = (prepare?.problems ?? []) + (thumbnails?.problems ?? [])
+        if !Self.jobsRange.contains(jobs) {
+            problems.append(.invalidOption(name: "jobs", value: String(jobs), allowed: "\(Self.jobsRange.lowerBound)–\(Self.jobsRange.upperBound)"))
+        }
+        return problems
+    }
+}

@@ -1,0 +1,95 @@
+import Foundation
+
+/// Runs a `FolderJob`: scan, skip what is current, process the rest in parallel — one decode per
+/// photo for all of its outputs — write each file atomically and record it as soon as it exists.
+///
+/// One bad photo never stops the others: its error is recorded by file name and the run goes on. Only
+/// an output folder that can take nothing more (full disk, quota, read-only) stops the run, once, with
+/// what was finished kept and recorded for the rerun.
+public struct FolderProcessor: Sendable {
+    public let job: FolderJob
+
+    /// Refuses a job whose settings are out of range (see `FolderJob.problems`) before any work.
+    public init(job: FolderJob) throws(ImagePipelineError) {
+        if let problem = job.problems.first { throw problem }
+        self.job = job
+    }
+
+    /// Processes on `pool`, or on a pool of `job.jobs` workers made for this run.
+    public func run(on pool: ImageWorkPool? = nil, onEvent: @escaping @Sendable (FolderEvent) -> Void = { _ in }) throws(ImagePipelineError) -> FolderReport {
+        try VipsRuntime.ensureStarted()
+        let started = Date()
+        let folder = URL(fileURLWithPath: job.outputFolder).standardizedFileURL.path
+        if !job.dryRun { try AtomicFile.makeFolders(folder) }
+        let lock = job.dryRun ? nil : try OutputLock(folder: folder)
+        defer { withExtendedLifetime(lock) {} }
+        if !job.dryRun { AtomicFile.removeLeftovers(in: folder) }
+
+        let scan = ProductScanner().scan(job.inputs)
+        var report = FolderReport(outputFolder: folder)
+        report.warnings = scan.warnings
+        if let limit = job.photosPerProductLimit {
+            report.warnings += scan.products.filter { $0.photos.count > limit }.map {
+                "\($0.name.isEmpty ? "(loose photos)" : $0.name): \($0.photos.count) photos; the server takes at most \(limit) per product"
+            }
+        }
+        report.failed = scan.unreadable.map { Manifest.Failure(source: $0.input, cause: $0.error) }
+
+        let records = Records(folder: folder, job: job)
+        let photos = scan.photos
+        let work = photos.map { records.work(for: $0, force: job.force) }
+        let pending = work.indices.filter { !work[$0].isEmpty }
+        onEvent(.planned(pending: pending.count, upToDate: photos.count - pending.count))
+
+        if job.dryRun {
+            report.wouldProcess = pending.map { photos[$0].path }
+            if job.prune { report.pruned = records.orphans(keeping: Set(photos.map(\.path))) }
+            report.elapsedSeconds = Date().timeIntervalSince(started)
+            return report
+        }
+
+        let stop = StopSignal()
+        let worker = PhotoWorker(job: job, records: records, folder: folder)
+        (pool ?? ImageWorkPool(workers: min(job.jobs, max(1, pending.count)))).forEach(pending.count) { position in
+            guard !stop.isSet else { return }
+            let photo = photos[pending[position]]
+            do throws(ImagePipelineError) {
+                let failure = try worker.process(photo, work[pending[position]])
+                onEvent(.finished(photo, error: failure?.description))
+            } catch {
+                stop.set(error)
+            }
+        }
+        if job.prune, stop.error == nil {
+            let pruned = records.prune(keeping: Set(photos.map(\.path)))
+            report.pruned = pruned.removed
+            report.warnings += pruned.warnings
+        }
+        do {
+            try records.save()
+        } catch {
+            // When the disk is full the records may not fit either; the journal keeps them for the
+            // rerun, and the stop already says why.
+            if stop.error == nil { throw error }
+        }
+        records.fill(&report, photos: photos)
+        if let error = stop.error {
+            let finished = Set(report.written.map(\.source) + report.thumbnailsWritten.map(\.source) + report.failed.map(\.source))
+            report.notProcessed = pending.filter { !finished.contains(photos[$0].path) }.count
+            report.stopCause = error
+            report.stopped = "\(error.description); \(report.notProcessed) photo(s) not processed"
+        }
+        report.elapsedSeconds = Date().timeIntervalSince(started)
+        return report
+    }
+}
+
+/// The first error that stops a run; workers check it before each photo.
+private final class StopSignal: @unchecked Sendable {
+    private let lock = NSLock()
+    private var stored: ImagePipelineError?
+
+    func set(_ error: ImagePipelineError) { lock.withLock { stored = stored ?? error } }
+    var error: ImagePipelineError? { lock.withLock { stored } }
+    var isSet: Bool { error != nil }
+}

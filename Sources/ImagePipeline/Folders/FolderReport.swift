@@ -1,0 +1,33 @@
+import Foundation
+
+/// What a run did, in input order. `--json` prints this.
+public struct FolderReport: Sendable, Codable {
+    public var outputFolder: String
+    /// Upload images written this run, and those that were already current.
+    public var written: [Manifest.Output] = []
+    public var upToDate: [Manifest.Output] = []
+    /// Thumbnails made this run, per source, and how many sources' thumbnails were already current.
+    public var thumbnailsWritten: [ThumbnailIndex.Entry] = []
+    public var thumbnailsUpToDate = 0
+    public var failed: [Manifest.Failure] = []
+    /// Sources a dry run would process.
+    public var wouldProcess: [String] = []
+    /// Thumbnail files removed by `prune` (or that a dry run would remove), relative to the output folder.
+    public var pruned: [String] = []
+    public var warnings: [String] = []
+    public var elapsedSeconds = 0.0
+    /// The process's peak memory, filled in by callers that can measure it (the CLI).
+    public var peakMemoryBytes: Int?
+    /// Why the run stopped early (the output folder cannot take more), if it did, and how many
+    /// photos were left unprocessed.
+    public var stopped: String?
+    public var stopCause: ImagePipelineError?
+    public var notProcessed = 0
+
+    public var succeeded: Bool { failed.isEmpty && stopped == nil }
+
+    enum CodingKeys: String, CodingKey {
+        case outputFolder, written, upToDate, thumbnailsWritten, thumbnailsUpToDate, failed, wouldProcess, pruned
+        case warnings, elapsedSeconds, peakMemoryBytes, stopped, notProcessed
+    }
+}

@@ -1,0 +1,127 @@
+import Foundation
+
+/// Turns command-line inputs into products and photos.
+///
+/// A folder whose photos sit directly in it is one product; each subfolder holding photos is a product
+/// of its own; files named one by one go straight into the output folder. Photos are taken in natural
+/// order, and output names are made unique so `a.HEIC` and `a.jpg` never overwrite each other.
+public struct ProductScanner: Sendable {
+    /// Extensions tried as photos; anything else in a folder (product.json, notes) is left alone.
+    public static let photoExtensions: Set<String> = [
+        "jpg", "jpeg", "jpe", "jfif", "png", "webp", "heic", "heif", "hif", "avif", "tif", "tiff", "gif",
+    ]
+
+    public struct Scan: Sendable {
+        public var products: [ProductPhotos]
+        /// Inputs that could not be read at all, by the path the user gave.
+        public var unreadable: [(input: String, error: ImagePipelineError)]
+        public var warnings: [String]
+
+        public var photos: [SourcePhoto] { products.flatMap(\.photos) }
+    }
+
+    public init() {}
+
+    public func scan(_ inputs: [String]) -> Scan {
+        var scan = Scan(products: [], unreadable: [], warnings: [])
+        var loose: [String] = []
+        var usedProductNames: Set<String> = []
+        func addProduct(name: String, folder: String, files: [String]) {
+            var unique = Self.safeName(name)
+            var counter = 2
+            while usedProductNames.contains(unique.lowercased()) { unique = "\(Self.safeName(name))-\(counter)"; counter += 1 }
+            usedProductNames.insert(unique.lowercased())
+            scan.products.append(ProductPhotos(name: unique, folder: folder, photos: Self.photos(files, product: unique)))
+        }
+        for input in inputs {
+            let path = Self.absolute(input)
+            var isDirectory: ObjCBool = false
+            guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else {
+                scan.unreadable.append((input, .sourceUnreadable(errno: ENOENT)))
+                continue
+            }
+            guard isDirectory.boolValue else { loose.append(path); continue }
+            guard let listing = Self.listing(path) else {
+                scan.unreadable.append((input, .sourceUnreadable(errno: EACCES)))
+                continue
+            }
+            let before = scan.products.count
+            if !listing.photos.isEmpty {
+                addProduct(name: (path as NSString).lastPathComponent, folder: path, files: listing.photos)
+            }
+            for folder in listing.folders {
+                if let sub = Self.listing(folder), !sub.photos.isEmpty {
+                    addProduct(name: (folder as NSString).lastPathComponent, folder: folder, files: sub.photos)
+                }
+            }
+            if scan.products.count == before { scan.warnings.append("\(input): no photos found") }
+        }
+        if !loose.isEmpty {
+            scan.products.insert(ProductPhotos(name: "", folder: nil, photos: Self.photos(loose, product: "")), at: 0)
+        }
+        return scan
+    }
+
+    private static func absolute(_ path: String) -> String {
+        let url = URL(fileURLWithPath: path)
+        return url.standardizedFileURL.path
+    }
+
+    /// Visible photo files and subfolders directly inside `folder`, in natural order.
+    private static func listing(_ folder: String) -> (photos: [String], folders: [String])? {
+        guard let names = try? FileManager.default.contentsOfDirectory(atPath: folder) else { return nil }
+        var photos: [String] = [], folders: [String] = []
+        for name in names.sorted(by: inNaturalOrder) where !name.hasPrefix(".") {
+            let path = (folder as NSString).appendingPathComponent(name)
+            var isDirectory: ObjCBool = false
+            guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else { continue }
+            if isDirectory.boolValue {
+                folders.append(path)
+            } else if photoExtensions.contains((name as NSString).pathExtension.lowercased()) {
+                photos.append(path)
+            }
+        }
+        return (photos, folders)
+    }
+
+    /// Assigns output stems: the first photo (in natural order) with a stem keeps it, later ones with the
+    /// same stem (compared ignoring case, as macOS file systems do) get their source extension appended.
+    static func photos(_ paths: [String], product: String) -> [SourcePhoto] {
+        let ordered = paths.sorted { inNaturalOrder(($0 as NSString).lastPathComponent, ($1 as NSString).lastPathComponent) }
+        var taken: Set<String> = []
+        return ordered.map { path in
+            let name = (path as NSString).lastPathComponent
+            let stem = safeName(ImagePreparer.stem(of: path))
+            var candidate = stem
+            if taken.contains(candidate.lowercased()) {
+                candidate = "\(stem)-\((name as NSString).pathExtension.lowercased())"
+            }
+            var counter = 2
+            let base = candidate
+            while taken.contains(candidate.lowercased()) { candidate = "\(base)-\(counter)"; counter += 1 }
+            taken.insert(candidate.lowercased())
+            return SourcePhoto(path: path, product: product, outputStem: candidate)
+        }
+    }
+
+    /// Orders names the way a person does (`IMG_2` before `IMG_10`, case ignored), with a byte
+    /// comparison breaking ties so the order is total.
+    static func inNaturalOrder(_ lhs: String, _ rhs: String) -> Bool {
+        switch lhs.compare(rhs, options: [.numeric, .caseInsensitive]) {
+        case .orderedAscending: true
+        case .orderedDescending: false
+        case .orderedSame: lhs < rhs
+        }
+    }
+
+    /// A name safe as one path component: no separators, no control characters, and no leading dot,
+    /// so an output is never hidden, never `.` or `..`, and never mistaken for one of the run's own
+    /// hidden temporaries.
+    static func safeName(_ name: String) -> String {
+        let cleaned = String(name.unicodeScalars.enumerated().map { index, scalar -> Character in
+            scalar == "/" || scalar == "\\" || scalar.properties.generalCategory == .control || (index == 0 && scalar == ".")
+                ? "_" : Character(scalar)
+        })
+        return cleaned.isEmpty ? "_" : cleaned
+    }
+}

@@ -1,0 +1,87 @@
+import Foundation
+
+/// Turns one photo into an upload-ready image: the library entry point the CLI and uploader share.
+///
+/// Data flows one way: source → `DecodedImage` (upright, sRGB, in memory) → `EncodedImage` (stripped,
+/// under budget). Callers that need more outputs from the same photo (thumbnails) decode once and
+/// pass the `DecodedImage` on. Whatever it is given, what it returns fits `maxEdge` and `maxBytes`.
+public struct ImagePreparer: Sendable {
+    public let options: PrepareOptions
+
+    /// Refuses options out of range (see `PrepareOptions.problems`) before any work.
+    public init(options: PrepareOptions = PrepareOptions()) throws(ImagePipelineError) {
+        self.options = try options.validated()
+    }
+
+    public func prepare(file path: String) throws(ImagePipelineError) -> EncodedImage {
+        try encode(try decode(.file(path)), stem: Self.stem(of: path))
+    }
+
+    public func prepare(_ source: ImageSource, stem: String) throws(ImagePipelineError) -> EncodedImage {
+        try encode(try decode(source), stem: stem)
+    }
+
+    public func decode(file path: String) throws(ImagePipelineError) -> DecodedImage {
+        try decode(.file(path))
+    }
+
+    public func decode(_ source: ImageSource) throws(ImagePipelineError) -> DecodedImage {
+        try DecodedImage.decode(source, maxPixels: options.maxPixels) { _ in (options.maxEdge, options.maxEdge) }
+    }
+
+    /// Encodes any decoded image, fitting it inside `maxEdge` first when it is larger (a decode made
+    /// for bigger thumbnails, say).
+    public func encode(_ decoded: DecodedImage, stem: String) throws(ImagePipelineError) -> EncodedImage {
+        let sized = decoded.longEdge > options.maxEdge ? try decoded.fitting(edge: options.maxEdge) : decoded
+        var warnings = Self.shapeWarnings(width: sized.width, height: sized.height, minEdge: options.minEdge)
+        var encodes = 0
+        if options.format == .png {
+            let png = try ImageEncoder.encode(sized, as: .png, quality: 100)
+            if png.count <= options.maxBytes {
+                return EncodedImage(data: png, format: .png, width: sized.width, height: sized.height,
+                                    quality: nil, encodes: 1, warnings: warnings, stem: stem)
+            }
+            warnings.append("PNG would be \(png.count) bytes, over \(options.maxBytes); wrote JPEG instead")
+            encodes = 1
+        }
+        let budget = BudgetEncoder(format: .jpeg, maxBytes: options.maxBytes,
+                                   qualities: options.minQuality...options.maxQuality, minEdge: options.minEdge)
+        let image = try budget.encode(sized)
+        return EncodedImage(data: image.data, format: image.format, width: image.width, height: image.height,
+                            quality: image.quality, encodes: encodes + image.encodes, warnings: warnings, stem: stem)
+    }
+
+    /// Bytes at every quality in the range, on exactly the pixels `encoded` was made from: the
+    /// exhaustive answer the model-guided search is checked against, and a view of how size falls
+    /// with quality when choosing a budget.
+    public func qualityCurve(_ decoded: DecodedImage, for encoded: EncodedImage) throws(ImagePipelineError) -> [Int: Int] {
+        let final = encoded.width == decoded.width && encoded.height == decoded.height
+            ? decoded : try decoded.fitting(edge: max(encoded.width, encoded.height))
+        var curve: [Int: Int] = [:]
+        for quality in options.minQuality...options.maxQuality {
+            curve[quality] = try ImageEncoder.encode(final, as: .jpeg, quality: quality).count
+        }
+        return curve
+    }
+
+    /// Beyond this aspect ratio a picture is a sliver, not a product photo (panoramas are about 4:1).
+    static let slenderRatio = 10
+
+    /// Odd shapes still encode (the server accepts them) but are almost certainly the wrong file.
+    static func shapeWarnings(width: Int, height: Int, minEdge: Int) -> [String] {
+        let long = max(width, height), short = min(width, height)
+        if long < minEdge {
+            return ["only \(width)×\(height) pixels, too small to show a product; use the original photo"]
+        }
+        if long > short * slenderRatio {
+            return ["\(width)×\(height) is a sliver, not a photo (over \(slenderRatio):1); check this is the right file"]
+        }
+        return []
+    }
+
+    static func stem(of path: String) -> String {
+        let name = (path as NSString).lastPathComponent
+        let stem = (name as NSString).deletingPathExtension
+        return stem.isEmpty ? name : stem
+    }
+}

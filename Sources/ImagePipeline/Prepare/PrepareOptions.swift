@@ -1,0 +1,60 @@
+/// Settings for turning a photo into an upload-ready image. The defaults match the OpenMarket
+/// server: at most 300,000 bytes per image (which satisfies both readings of "300 KB").
+public struct PrepareOptions: Sendable, Equatable, Codable {
+    /// Longest edge of the output, in pixels. Smaller sources are never enlarged.
+    public var maxEdge: Int = 2048
+    /// Hard ceiling on the encoded size; no output is ever larger.
+    public var maxBytes: Int = 300_000
+    public var minQuality: Int = 75
+    public var maxQuality: Int = 92
+    /// `.png` is used only when the lossless image fits the budget; otherwise the output is JPEG.
+    public var format: OutputFormat = .jpeg
+    /// Sources with more pixels than this are refused from their header, before any decode.
+    /// The default is libvips' own limit for untrusted PNG (16383 × 16383).
+    public var maxPixels: Int = 268_402_689
+    /// Shrinking to meet the budget stops here: a product photo smaller than this is useless.
+    public var minEdge: Int = 320
+
+    public init() {}
+
+    /// The ranges every entry point enforces. An edge beyond 65,535 is beyond JPEG itself.
+    public static let edgeRange = 16...65_535
+    public static let bytesRange = 1024...(1 << 30)
+    public static let qualityRange = 1...100
+    public static let pixelsRange = 1...10_000_000_000
+
+    /// Every setting out of range, as `invalidOption` errors named like the command-line flags.
+    public var problems: [ImagePipelineError] {
+        var problems: [ImagePipelineError] = []
+        func check(_ name: String, _ value: Int, _ range: ClosedRange<Int>) {
+            if !range.contains(value) {
+                problems.append(.invalidOption(name: name, value: String(value), allowed: "\(range.lowerBound)–\(range.upperBound)"))
+            }
+        }
+        check("max-edge", maxEdge, Self.edgeRange)
+        check("max-bytes", maxBytes, Self.bytesRange)
+        check("min-quality", minQuality, Self.qualityRange)
+        check("max-quality", maxQuality, Self.qualityRange)
+        check("max-pixels", maxPixels, Self.pixelsRange)
+        check("min-edge", minEdge, 1...max(1, min(maxEdge, Self.edgeRange.upperBound)))
+        if Self.qualityRange.contains(minQuality), Self.qualityRange.contains(maxQuality), minQuality > maxQuality {
+            problems.append(.invalidOption(name: "min-quality", value: String(minQuality), allowed: "at most max-quality (\(maxQuality))"))
+        }
+        if format == .webp {
+            problems.append(.invalidOption(name: "format", value: "webp", allowed: "jpeg or png (the server takes nothing else)"))
+        }
+        return problems
+    }
+
+    /// These options, or the first problem with them.
+    public func validated() throws(ImagePipelineError) -> PrepareOptions {
+        if let problem = problems.first { throw problem }
+        return self
+    }
+
+    /// Identifies every setting that changes the output bytes, plus the pipeline's own version, so an
+    /// incremental run redoes an image exactly when its result would differ.
+    public var fingerprint: String {
+        Fingerprint.hex("prepare-v1|\(maxEdge)|\(maxBytes)|\(minQuality)|\(maxQuality)|\(format.rawValue)|\(minEdge)")
+    }
+}

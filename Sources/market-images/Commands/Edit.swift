@@ -1,0 +1,96 @@
+import ArgumentParser
+import Foundation
+import MarketUploader
+
+struct Edit: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Change a product's fields, and on the items (G1) server its images.",
+        discussion: """
+        Only the fields given change. Images given to an items (G1) server become the product's images \
+        (the set is replaced); the market-training and openmarket servers cannot change images after \
+        registration, and the command says so without sending anything. On those, --thumbnail-id picks \
+        one of the product's images as its thumbnail.
+
+        EXAMPLES:
+          market-images edit 1234 --price 11000 --stock 3
+          market-images edit 1234 --thumbnail-id 5678
+          market-images edit 77 --dialect items --password "$PW" new-front.HEIC new-side.HEIC
+        """
+    )
+
+    @Argument(help: "The product id.")
+    var id: Int
+
+    @Argument(help: "Photos that become the product's images (items server only).")
+    var images: [String] = []
+
+    @OptionGroup var product: ProductOptions
+
+    @Option(help: "Id of one of the product's images to show as its thumbnail (G2/G3).")
+    var thumbnailID: Int?
+
+    @OptionGroup var connection: ServerOptions
+    @OptionGroup var photos: UploadPhotos
+
+    func run() async throws {
+        var change = product.change
+        change.thumbnailID = thumbnailID
+        try await EditRequest(id: id, change: change, images: images, connection: connection, photos: photos).run()
+    }
+}
+
+struct Attach: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Give an existing product new images (items server; the set is replaced).",
+        discussion: """
+        The items (G1) server takes images on its PATCH, and they become the product's images. The \
+        market-training and openmarket servers cannot change a product's images after it is registered: \
+        the command explains this and sends nothing.
+
+        EXAMPLES:
+          market-images attach 77 front.HEIC side.HEIC --dialect items --password "$PW"
+          market-images attach 77 photos/sku-77 --server https://camp-open-market-2.herokuapp.com --dry-run
+        """
+    )
+
+    @Argument(help: "The product id.")
+    var id: Int
+
+    @Argument(help: "Photo files or a folder of them (1–5).")
+    var images: [String]
+
+    @OptionGroup var connection: ServerOptions
+    @OptionGroup var photos: UploadPhotos
+
+    func run() async throws {
+        try await EditRequest(id: id, change: ProductChange(), images: images, connection: connection, photos: photos).run()
+    }
+}
+
+/// What `edit` and `attach` share: refuse images where the dialect cannot take them before
+/// preparing anything, then build, show or send the PATCH.
+private struct EditRequest {
+    var id: Int
+    var change: ProductChange
+    var images: [String]
+    var connection: ServerOptions
+    var photos: UploadPhotos
+
+    func run() async throws {
+        let credentials = try connection.credentials
+        let client = try connection.client()
+        let request: OpenMarketRequest
+        let uploads: [UploadImage]
+        do {
+            if !images.isEmpty { try client.requests.checkImagesCanChange() }
+            uploads = images.isEmpty ? [] : try photos.prepare(images)
+            request = try client.requests.edit(id: id, change, images: uploads, credentials: credentials)
+        } catch let error as OpenMarketError {
+            Terminal.standardError.error(error.message)
+            throw ExitCode.failure
+        }
+        try await connection.perform(request, summary: { "updated product \($0.id): \($0.name)" }) { () throws(OpenMarketError) in
+            try await client.edit(id: id, change, images: uploads, credentials: credentials)
+        }
+    }
+}

@@ -1,0 +1,113 @@
+import ArgumentParser
+import Foundation
+import ImagePipeline
+
+struct Inspect: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Show what a photo is and what prepare would make of it.",
+        discussion: """
+        Reads each file's header (format, dimensions, EXIF orientation, colour profile, metadata such as \
+        GPS) and runs prepare in memory to report the exact output: dimensions, quality and bytes. \
+        Nothing is written.
+
+        EXAMPLES:
+          market-images inspect IMG_0001.HEIC
+          market-images inspect photos/*.jpg --max-bytes 200000 --json
+        """
+    )
+
+    @Argument(help: "Photo files.")
+    var files: [String]
+
+    @OptionGroup var image: ImageOptions
+
+    @Flag(help: "Print the findings as JSON on standard output.")
+    var json = false
+
+    @Flag(help: "Also encode at every quality in the range and show the bytes of each (slow).")
+    var curve = false
+
+    struct Finding: Encodable {
+        var file: String
+        var header: ImageHeader?
+        var plan: [String]?
+        var output: Output?
+        /// Bytes at each quality, on the pixels of the result (with --curve).
+        var curve: [String: Int]?
+        var error: String?
+
+        struct Output: Encodable {
+            var format: OutputFormat
+            var width: Int
+            var height: Int
+            var quality: Int?
+            var bytes: Int
+            var encodes: Int
+        }
+    }
+
+    func run() throws {
+        let preparer = try ImagePreparer(options: image.prepareOptions)
+        let findings = files.map { file in inspect(file, preparer) }
+        if json {
+            try printJSON(findings)
+        } else {
+            for finding in findings { Terminal.standardOutput.write(Self.render(finding)) }
+        }
+        if findings.contains(where: { $0.error != nil }) { throw ExitCode.failure }
+    }
+
+    private func inspect(_ file: String, _ preparer: ImagePreparer) -> Finding {
+        var finding = Finding(file: file)
+        do {
+            let header = try ImageHeader.read(file: file)
+            finding.header = header
+            finding.plan = Self.plan(header, preparer.options)
+            let decoded = try preparer.decode(file: file)
+            let encoded = try preparer.encode(decoded, stem: URL(fileURLWithPath: file).deletingPathExtension().lastPathComponent)
+            if curve {
+                finding.curve = Dictionary(uniqueKeysWithValues: try preparer.qualityCurve(decoded, for: encoded).map { (String($0.key), $0.value) })
+            }
+            finding.output = .init(format: encoded.format, width: encoded.width, height: encoded.height,
+                                   quality: encoded.quality, bytes: encoded.byteCount, encodes: encoded.encodes)
+        } catch {
+            finding.error = error.message
+        }
+        return finding
+    }
+
+    static func plan(_ header: ImageHeader, _ options: PrepareOptions) -> [String] {
+        var steps: [String] = []
+        if header.orientation != 1 { steps.append("rotate upright (EXIF orientation \(header.orientation))") }
+        if header.isCMYKOrProfiled { steps.append("convert \(header.iccProfile ?? header.interpretation.uppercased()) to sRGB") }
+        if header.hasAlpha, options.format == .jpeg { steps.append("flatten transparency onto white") }
+        if max(header.uprightWidth, header.uprightHeight) > options.maxEdge {
+            steps.append("resize \(header.uprightWidth)×\(header.uprightHeight) to fit \(options.maxEdge) px")
+        }
+        if !header.metadata.isEmpty { steps.append("strip \(header.metadata.names.joined(separator: ", "))") }
+        steps.append("encode \(options.format.rawValue.uppercased()) ≤ \(options.maxBytes) bytes")
+        return steps
+    }
+
+    static func render(_ finding: Finding) -> String {
+        var lines = [finding.file]
+        if let header = finding.header {
+            lines.append("  format:      \(header.format) (\(header.loader)), \(header.bitsPerSample)-bit, \(header.bands) bands\(header.hasAlpha ? " with alpha" : "")")
+            lines.append("  dimensions:  \(header.width)×\(header.height)\(header.pages > 1 ? ", \(header.pages) pages" : "")")
+            lines.append("  orientation: \(header.orientation)\(header.orientation == 1 ? "" : " (shown as \(header.uprightWidth)×\(header.uprightHeight))")")
+            lines.append("  colour:      \(header.interpretation)\(header.iccProfile.map { ", profile \"\($0)\"" } ?? ", no profile")")
+            lines.append("  metadata:    \(header.metadata.isEmpty ? "none" : header.metadata.names.joined(separator: ", "))\(header.metadata.gps ? "  ← GPS location!" : "")")
+            lines.append("  prepare:     \(finding.plan?.joined(separator: "; ") ?? "")")
+        }
+        if let output = finding.output {
+            let quality = output.quality.map { " at Q\($0)" } ?? ""
+            lines.append("  result:      \(output.format.rawValue.uppercased()) \(output.width)×\(output.height)\(quality), \(output.bytes) bytes, \(output.encodes) encode\(output.encodes == 1 ? "" : "s")")
+        }
+        if let curve = finding.curve {
+            let points = curve.compactMap { key, bytes in Int(key).map { ($0, bytes) } }.sorted { $0.0 < $1.0 }
+            lines.append("  bytes by Q:  " + points.map { "Q\($0.0) \($0.1)" }.joined(separator: ", "))
+        }
+        if let error = finding.error { lines.append("  error:       \(error)") }
+        return lines.joined(separator: "\n") + "\n"
+    }
+}

@@ -1,0 +1,54 @@
+import ArgumentParser
+import Foundation
+import ImagePipeline
+
+struct Prepare: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Make upload-ready images from photo folders.",
+        discussion: """
+        A folder whose photos sit directly in it is one product; a folder of subfolders is one product \
+        per subfolder (photos/sku-123/*.HEIC → OUT/sku-123/*.jpg); photos named one by one go straight \
+        into OUT. Each photo is made upright, converted to sRGB, stripped of all metadata (EXIF, GPS, \
+        XMP, IPTC), fitted inside --max-edge and encoded at the highest quality that fits --max-bytes.
+
+        OUT/manifest.json records every output. A rerun redoes only photos that changed or whose \
+        settings changed; --force redoes everything. Sources are never modified, outputs are written \
+        atomically, and a run that was killed completes on the next run.
+
+        EXAMPLES:
+          market-images prepare ~/Pictures/listing --out ready
+          market-images prepare products/ --out ready --max-bytes 250000 --json
+          market-images prepare IMG_0001.HEIC IMG_0002.HEIC --out ready --format png
+          market-images prepare products/ --out ready --thumbs --scales 2,3
+        """
+    )
+
+    @OptionGroup var folder: FolderRunOptions
+    @OptionGroup var image: ImageOptions
+
+    @Flag(help: "Also make list/grid thumbnails from the same decode (see `thumbs`).")
+    var thumbs = false
+    @OptionGroup var thumbnails: ThumbnailArguments
+
+    @Option(help: "Thumbnail format with --thumbs: jpeg or webp.")
+    var thumbFormat = OutputFormat.jpeg
+
+    @Option(help: "Thumbnail quality with --thumbs, 1–100.")
+    var thumbQuality = ThumbnailOptions().quality
+
+    func validate() throws {
+        if thumbs { _ = try thumbnails.options(format: thumbFormat, quality: thumbQuality, maxPixels: image.maxPixels) }
+    }
+
+    func run() throws {
+        let thumbnailOptions = thumbs ? try thumbnails.options(format: thumbFormat, quality: thumbQuality, maxPixels: image.maxPixels) : nil
+        try folder.execute(folder.job(prepare: image.prepareOptions, thumbnails: thumbnailOptions)) { report in
+            report.written.map(Self.describe)
+        }
+    }
+
+    static func describe(_ output: Manifest.Output) -> String {
+        let quality = output.quality.map { "Q\($0)" } ?? output.format.rawValue.uppercased()
+        return "\(output.output)  \(output.width)×\(output.height)  \(quality)  \(output.bytes) bytes  (\(output.encodes) encode\(output.encodes == 1 ? "" : "s"))"
+    }
+}

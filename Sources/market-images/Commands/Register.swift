@@ -1,0 +1,55 @@
+import ArgumentParser
+import Foundation
+import MarketUploader
+
+struct Register: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Register a product with its photos.",
+        discussion: """
+        Photos (1–5; any format the camera made) are prepared first — upright, sRGB, no metadata, under \
+        the server's byte limit — and cached, then sent in one multipart request. Every rule is checked \
+        before anything is sent. A folder may hold a product.json with name, description, price, currency, \
+        stock and discounted_price; flags override it.
+
+        Credentials come from --identifier/--secret (G2/G3) or --password (G1), or from \
+        $OPENMARKET_IDENTIFIER, $OPENMARKET_SECRET, $OPENMARKET_PASSWORD. They never appear in output.
+
+        EXAMPLES:
+          market-images register photos/sku-123
+          market-images register IMG_1.HEIC IMG_2.HEIC --name "Ceramic mug" --description "Hand-thrown, 350 ml" --price 12000
+          market-images register photos/sku-123 --dialect items --server https://camp-open-market-2.herokuapp.com --dry-run
+        """
+    )
+
+    @Argument(help: "A product folder, or photo files.")
+    var inputs: [String]
+
+    @OptionGroup var product: ProductOptions
+    @OptionGroup var connection: ServerOptions
+    @OptionGroup var photos: UploadPhotos
+
+    func run() async throws {
+        let folder = inputs.count == 1 && FileManager.default.isDirectory(inputs[0]) ? inputs[0] : nil
+        let draft = try product.draft(folder: folder)
+        let credentials = try connection.credentials
+        let client = try connection.client()
+        let images = try photos.prepare(inputs)
+        let request: OpenMarketRequest
+        do {
+            request = try client.requests.register(draft, images: images, credentials: credentials)
+        } catch {
+            Terminal.standardError.error(error.message)
+            throw ExitCode.failure
+        }
+        try await connection.perform(request, summary: { "registered product \($0.id): \($0.name) (\($0.images.count) images)" }) { () throws(OpenMarketError) in
+            try await client.register(draft, images: images, credentials: credentials)
+        }
+    }
+}
+
+extension FileManager {
+    func isDirectory(_ path: String) -> Bool {
+        var isDirectory: ObjCBool = false
+        return fileExists(atPath: path, isDirectory: &isDirectory) && isDirectory.boolValue
+    }
+}

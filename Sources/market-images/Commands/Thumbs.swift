@@ -1,0 +1,62 @@
+import ArgumentParser
+import ImagePipeline
+
+struct Thumbs: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Make square list and grid thumbnails, regenerating only what changed.",
+        discussion: """
+        Each photo is decoded once, at the size its largest thumbnail needs, and every variant is cut \
+        from that in memory: upright, sRGB, white behind transparency, no metadata. Small photos give \
+        smaller thumbnails, never blurry enlarged ones. Files are named \
+        OUT/<product>/<stem>.<variant>@<scale>x.<ext>, and OUT/thumbs.json lists them per source with \
+        width, height and bytes, for an app to load.
+
+        A rerun redoes only photos that are new or changed, or whose thumbnail settings changed. \
+        --prune removes thumbnails whose source photo is gone and variants no longer configured; \
+        --dry-run lists what would be made and pruned without writing anything.
+
+        EXAMPLES:
+          market-images thumbs photos/ --out thumbs
+          market-images thumbs photos/ --out thumbs --variant detail=375 --scales 1,2,3 --format webp
+          market-images thumbs photos/ --out thumbs --prune --dry-run
+        """
+    )
+
+    @OptionGroup var folder: FolderRunOptions
+    @OptionGroup var thumbnails: ThumbnailArguments
+
+    @Option(help: "jpeg or webp.")
+    var format = OutputFormat.jpeg
+
+    @Option(help: "Encoder quality, 1–100.")
+    var quality = ThumbnailOptions().quality
+
+    @Option(help: "Refuse sources with more pixels than this, read from the header before decoding.")
+    var maxPixels = PrepareOptions().maxPixels
+
+    @Flag(help: "Remove thumbnails of photos that are gone and of variants no longer made.")
+    var prune = false
+
+    @Flag(help: "List what would be made and pruned; change nothing.")
+    var dryRun = false
+
+    func validate() throws {
+        _ = try thumbnails.options(format: format, quality: quality, maxPixels: maxPixels)
+    }
+
+    func run() throws {
+        let options = try thumbnails.options(format: format, quality: quality, maxPixels: maxPixels)
+        var job = folder.job(prepare: nil, thumbnails: options)
+        job.prune = prune
+        job.dryRun = dryRun
+        try folder.execute(job) { report in
+            if dryRun {
+                return report.wouldProcess.map { "would make thumbnails of \(Terminal.display($0))" }
+                    + report.pruned.map { "would prune \($0)" }
+            }
+            return report.thumbnailsWritten.flatMap { entry in
+                entry.thumbnails.map { "\($0.path)  \($0.width)×\($0.height)  \($0.bytes) bytes" }
+            } + report.pruned.map { "pruned \($0)" }
+        }
+    }
+}

@@ -1,0 +1,44 @@
+import ArgumentParser
+import ImagePipeline
+
+extension OutputFormat: ExpressibleByArgument {}
+
+/// The encoding settings shared by every command that prepares images.
+struct ImageOptions: ParsableArguments {
+    @Option(help: "Longest edge of the output in pixels; smaller photos are never enlarged.")
+    var maxEdge = PrepareOptions().maxEdge
+
+    @Option(help: "Largest allowed output size in bytes (the server's limit).")
+    var maxBytes = PrepareOptions().maxBytes
+
+    @Option(help: "Lowest JPEG quality before the photo is shrunk instead.")
+    var minQuality = PrepareOptions().minQuality
+
+    @Option(help: "Highest JPEG quality tried.")
+    var maxQuality = PrepareOptions().maxQuality
+
+    @Option(help: "Output format: jpeg, or png when the lossless image fits the budget (else JPEG).")
+    var format = PrepareOptions().format
+
+    @Option(help: "Refuse sources with more pixels than this, read from the header before decoding.")
+    var maxPixels = PrepareOptions().maxPixels
+
+    @Option(help: "Smallest longest-edge a photo may be shrunk to when meeting the byte budget.")
+    var minEdge = PrepareOptions().minEdge
+
+    var prepareOptions: PrepareOptions {
+        var options = PrepareOptions()
+        options.maxEdge = maxEdge
+        options.maxBytes = maxBytes
+        options.minQuality = minQuality
+        options.maxQuality = maxQuality
+        options.format = format
+        options.maxPixels = maxPixels
+        options.minEdge = minEdge
+        return options
+    }
+
+    func validate() throws {
+        if let problem = prepareOptions.problems.first { throw ValidationError(problem.message) }
+    }
+}

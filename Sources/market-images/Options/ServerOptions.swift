@@ -1,0 +1,105 @@
+import ArgumentParser
+import Foundation
+import MarketUploader
+
+extension Dialect: ExpressibleByArgument {}
+extension Currency: ExpressibleByArgument {}
+
+/// Where to send requests and as whom, shared by every command that talks to a server.
+struct ServerOptions: ParsableArguments {
+    @Option(help: "Server base URL (default: the dialect's public server).")
+    var server: String?
+
+    @Option(help: "items (G1), market-training (G2) or openmarket (G3); default: from the server's host name, else openmarket.")
+    var dialect: Dialect?
+
+    @Option(help: "Vendor identifier (G2/G3); default: $OPENMARKET_IDENTIFIER.")
+    var identifier: String?
+
+    @Option(help: "Vendor secret (G2/G3); default: $OPENMARKET_SECRET.")
+    var secret: String?
+
+    @Option(help: "The product's password (G1); default: $OPENMARKET_PASSWORD.")
+    var password: String?
+
+    @Option(help: "Seconds to wait for each answer.")
+    var timeout: Double = 30
+
+    @Flag(help: "Print the exact HTTP request instead of sending it (secrets redacted).")
+    var dryRun = false
+
+    @Flag(help: "Show secrets in --dry-run output.")
+    var showSecrets = false
+
+    @Flag(help: "Print the server's product as JSON.")
+    var json = false
+
+    var resolvedDialect: Dialect {
+        get throws {
+            if let dialect { return dialect }
+            guard let server else { return .openmarket }
+            guard let url = URL(string: server), let inferred = Dialect.inferred(from: url) else {
+                throw ValidationError("cannot tell the dialect of \(server) from its host name; pass --dialect items|market-training|openmarket")
+            }
+            return inferred
+        }
+    }
+
+    var baseURL: URL {
+        get throws {
+            guard let server else { return try resolvedDialect.defaultBaseURL }
+            guard let url = URL(string: server), url.scheme == "http" || url.scheme == "https", url.host != nil else {
+                throw ValidationError("--server must be an http(s) URL, e.g. https://openmarket.yagom-academy.kr")
+            }
+            return url
+        }
+    }
+
+    /// Flags first, then the environment; never echoed anywhere.
+    var credentials: Credentials {
+        get throws {
+            let environment = ProcessInfo.processInfo.environment
+            if try resolvedDialect == .items {
+                guard let password = password ?? environment["OPENMARKET_PASSWORD"], !password.isEmpty else {
+                    throw ValidationError("the items server needs the product's password: --password or $OPENMARKET_PASSWORD")
+                }
+                return .password(Secret(password))
+            }
+            guard let identifier = identifier ?? environment["OPENMARKET_IDENTIFIER"], !identifier.isEmpty,
+                  let secret = secret ?? environment["OPENMARKET_SECRET"], !secret.isEmpty else {
+                throw ValidationError("this server needs a vendor identifier and secret: --identifier/--secret or $OPENMARKET_IDENTIFIER/$OPENMARKET_SECRET")
+            }
+            return .vendor(identifier: identifier, secret: Secret(secret))
+        }
+    }
+
+    func validate() throws {
+        guard timeout > 0 else { throw ValidationError("--timeout must be positive") }
+        _ = try baseURL
+        _ = try credentials
+    }
+
+    func client() throws -> OpenMarketClient {
+        var client = OpenMarketClient(baseURL: try baseURL, dialect: try resolvedDialect)
+        client.timeout = timeout
+        return client
+    }
+
+    /// Sends `request` with `send`, or prints it when this is a dry run. Prints the product on success.
+    func perform(_ request: OpenMarketRequest, summary: (ProductResponse) -> String,
+                 send: () async throws(OpenMarketError) -> ProductResponse) async throws {
+        let credentials = try credentials
+        if dryRun {
+            Terminal.standardOutput.write(request.rendered(credentials: credentials, showSecrets: showSecrets) + "\n")
+            return
+        }
+        let product: ProductResponse
+        do {
+            product = try await send()
+        } catch {
+            Terminal.standardError.error(error.message)
+            throw ExitCode.failure
+        }
+        if json { try printJSON(product) } else { Terminal.standardOutput.write(summary(product) + "\n") }
+    }
+}

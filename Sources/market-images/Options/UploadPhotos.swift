@@ -1,0 +1,41 @@
+import ArgumentParser
+import Foundation
+import ImagePipeline
+import MarketUploader
+
+/// Photos for an upload, run through `prepare` into a cache first, so any camera photo works and a
+/// second upload of the same photos reuses the prepared files (the cache's manifest decides).
+struct UploadPhotos: ParsableArguments {
+    @OptionGroup var image: ImageOptions
+
+    @Option(help: "Where prepared images are cached (default: $XDG_CACHE_HOME/market-images or ~/.cache/market-images).")
+    var cache: String?
+
+    /// Prepares `inputs` (photo files or one product folder) and returns them as upload parts, in order.
+    func prepare(_ inputs: [String], jobs: Int = ProcessInfo.processInfo.activeProcessorCount) throws -> [UploadImage] {
+        var job = FolderJob(inputs: inputs, outputFolder: cacheFolder(for: inputs), prepare: image.prepareOptions)
+        job.jobs = jobs
+        let report = try FolderProcessor(job: job).run()
+        for failure in report.failed { Terminal.standardError.error("\(Terminal.display(failure.source)): \(failure.message)") }
+        if let cause = report.stopCause { throw CommandFailure("\(cause.message); nothing was sent") }
+        guard report.succeeded else {
+            throw CommandFailure("\(report.failed.count) photo(s) could not be prepared; nothing was sent")
+        }
+        let byOutput = Dictionary((report.written + report.upToDate).map { ($0.source, $0) }, uniquingKeysWith: { $1 })
+        return try ProductScanner().scan(inputs).photos.compactMap { photo in
+            try byOutput[photo.path].map { output in
+                try UploadImage(file: URL(fileURLWithPath: report.outputFolder).appendingPathComponent(output.output),
+                                filename: (output.output as NSString).lastPathComponent)
+            }
+        }
+    }
+
+    /// One cache folder per set of inputs, so products with the same folder name never share outputs.
+    private func cacheFolder(for inputs: [String]) -> String {
+        let environment = ProcessInfo.processInfo.environment
+        let root = cache ?? environment["XDG_CACHE_HOME"].map { $0 + "/market-images" }
+            ?? NSHomeDirectory() + "/.cache/market-images"
+        let key = inputs.map { URL(fileURLWithPath: $0).standardizedFileURL.path }.sorted().joined(separator: "\n")
+        return root + "/prepared/" + Fingerprint.hex(key)
+    }
+}

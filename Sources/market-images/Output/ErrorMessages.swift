@@ -1,0 +1,61 @@
+import Foundation
+import ImagePipeline
+import MarketUploader
+
+/// The command line's wording of the libraries' errors: a library says what happened, this adds what
+/// to do about it in terms of this tool's flags.
+extension ImagePipelineError {
+    var message: String {
+        switch self {
+        case .libraryUnavailable:
+            return description + "; install libvips (Debian: apt-get install libvips-dev; macOS: brew install vips)"
+        case .emptySource:
+            return description + "; copy the photo again from its source"
+        case .tooManyPixels:
+            return description + ". If the image is genuine, raise --max-pixels"
+        case .damaged:
+            return description + "; re-export or copy the photo again"
+        case .invalidOption(let name, let value, let allowed):
+            return "--\(name) \(value) is out of range: \(allowed)"
+        case .cannotFitBudget:
+            return description + "; raise --max-bytes or lower --min-quality"
+        case .outputUnavailable(_, let code):
+            let remedy = code == EROFS ? "choose another --out" : "free some space or choose another --out"
+            return description + "; \(remedy), then run again (finished photos are kept)"
+        case .outputUnsafe:
+            return description + "; remove the link"
+        case .outputLocked:
+            return description + "; wait for it to finish"
+        case .sourceUnreadable, .unsupportedFormat, .blockedFormat, .processingFailed, .encodeFailed,
+             .outputFailed, .cancelled, .overloaded:
+            return description
+        }
+    }
+}
+
+extension Manifest.Failure {
+    /// The failure as this tool words it.
+    var message: String { cause?.message ?? error }
+}
+
+extension OpenMarketError {
+    var message: String {
+        switch self {
+        case .unauthorized: description + "; check --identifier/--secret or --password"
+        case .notFound: description + "; check the product id and --server"
+        case .payloadTooLarge: description + "; prepare the images with a lower --max-bytes"
+        case .serverError: description + "; try again later"
+        case .unsupported(let text) where text.hasSuffix("as the thumbnail"): text + " with --thumbnail-id"
+        case .invalid, .unsupported, .rejected, .transport, .timedOut, .invalidResponse: description
+        }
+    }
+}
+
+/// Any error as this tool words it.
+func errorText(_ error: Error) -> String {
+    switch error {
+    case let error as ImagePipelineError: error.message
+    case let error as OpenMarketError: error.message
+    default: "\(error)"
+    }
+}
