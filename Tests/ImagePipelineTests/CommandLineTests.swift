@@ -30,6 +30,18 @@ final class CommandLineTests: XCTestCase {
         XCTAssertTrue(FileManager.default.fileExists(atPath: folder + "/flowers.jpg"))
     }
 
+    /// `--max-pixels` governs the thumbnails made from the same decode too: a 280 MP photo allowed by
+    /// it used to be refused by the thumbnail default.
+    func testPrepareWithThumbsHonoursMaxPixels() throws {
+        let folder = try temporaryFolder(self)
+        let result = try runTool(["prepare", Fixture.path("hostile/giant-image.jpg"), "--out", folder, "--thumbs",
+                                  "--max-pixels", "300000000", "--variant", "list=40", "--variant", "grid=60", "--json"])
+        XCTAssertEqual(result.status, 0, result.stderr)
+        let report = try JSONDecoder().decode(FolderReport.self, from: Data(result.stdout.utf8))
+        XCTAssertEqual(report.written.first.map { [$0.width, $0.height] }, [2048, 1434])
+        XCTAssertEqual(report.thumbnailsWritten.first?.thumbnails.count, 4)
+    }
+
     func testUsageErrorsExitTwo() throws {
         XCTAssertEqual(try runTool(["prepare", "x.jpg"]).status, 2, "missing --out")
         let range = try runTool(["prepare", "x.jpg", "--out", "/tmp/x", "--min-quality", "95", "--max-quality", "80"])

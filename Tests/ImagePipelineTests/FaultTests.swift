@@ -108,28 +108,6 @@ final class FaultTests: FolderTestCase {
         XCTAssertEqual(try checkNothingPartial(output, records: "manifest.json", trial: "race").count, Self.photos.count)
     }
 
-    /// A small tmpfs as the output folder; skipped where mounting is not allowed (not root).
-    private func mountedFolder(size: String, readOnly: Bool = false) throws -> String {
-        let mountPoint = root + "/mnt"
-        try FileManager.default.createDirectory(atPath: mountPoint, withIntermediateDirectories: true)
-        let options = "size=\(size)" + (readOnly ? ",ro" : "")
-        let mount = Process()
-        mount.executableURL = URL(fileURLWithPath: "/bin/mount")
-        mount.arguments = ["-t", "tmpfs", "-o", options, "tmpfs", mountPoint]
-        mount.standardError = FileHandle.nullDevice
-        try mount.run()
-        mount.waitUntilExit()
-        try XCTSkipUnless(mount.terminationStatus == 0, "mounting a tmpfs needs root (CI runs as root)")
-        addTeardownBlock {
-            let unmount = Process()
-            unmount.executableURL = URL(fileURLWithPath: "/bin/umount")
-            unmount.arguments = ["-l", mountPoint]
-            try? unmount.run()
-            unmount.waitUntilExit()
-        }
-        return mountPoint
-    }
-
     private func inputChecksums() throws -> [String: String] {
         try Dictionary(uniqueKeysWithValues: FileManager.default.contentsOfDirectory(atPath: input).map {
             ($0, Fingerprint.hex(String(decoding: try Data(contentsOf: URL(fileURLWithPath: input + "/" + $0)).base64EncodedData(), as: UTF8.self)))

@@ -128,4 +128,26 @@ class FolderTestCase: XCTestCase {
         try FileManager.default.createDirectory(atPath: (destination as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
         try FileManager.default.copyItem(atPath: Fixture.path(fixture), toPath: destination)
     }
+
+    /// A small tmpfs as the output folder; skipped where mounting is not allowed (not root).
+    func mountedFolder(size: String, readOnly: Bool = false) throws -> String {
+        let mountPoint = root + "/mnt"
+        try FileManager.default.createDirectory(atPath: mountPoint, withIntermediateDirectories: true)
+        let options = "size=\(size)" + (readOnly ? ",ro" : "")
+        let mount = Process()
+        mount.executableURL = URL(fileURLWithPath: "/bin/mount")
+        mount.arguments = ["-t", "tmpfs", "-o", options, "tmpfs", mountPoint]
+        mount.standardError = FileHandle.nullDevice
+        try mount.run()
+        mount.waitUntilExit()
+        try XCTSkipUnless(mount.terminationStatus == 0, "mounting a tmpfs needs root (CI runs as root)")
+        addTeardownBlock {
+            let unmount = Process()
+            unmount.executableURL = URL(fileURLWithPath: "/bin/umount")
+            unmount.arguments = ["-l", mountPoint]
+            try? unmount.run()
+            unmount.waitUntilExit()
+        }
+        return mountPoint
+    }
 }

@@ -33,7 +33,7 @@ public struct ImagePreparer: Sendable {
     /// for bigger thumbnails, say).
     public func encode(_ decoded: DecodedImage, stem: String) throws(ImagePipelineError) -> EncodedImage {
         let sized = decoded.longEdge > options.maxEdge ? try decoded.fitting(edge: options.maxEdge) : decoded
-        var warnings = Self.shapeWarnings(width: sized.width, height: sized.height, minEdge: options.minEdge)
+        var warnings = Self.shapeWarnings(width: sized.width, height: sized.height, minEdge: options.shrinkFloor)
         var encodes = 0
         if options.format == .png {
             let png = try ImageEncoder.encode(sized, as: .png, quality: 100)
@@ -45,7 +45,7 @@ public struct ImagePreparer: Sendable {
             encodes = 1
         }
         let budget = BudgetEncoder(format: .jpeg, maxBytes: options.maxBytes,
-                                   qualities: options.minQuality...options.maxQuality, minEdge: options.minEdge)
+                                   qualities: options.minQuality...options.maxQuality, minEdge: options.shrinkFloor)
         let image = try budget.encode(sized)
         return EncodedImage(data: image.data, format: image.format, width: image.width, height: image.height,
                             quality: image.quality, encodes: encodes + image.encodes, warnings: warnings, stem: stem)

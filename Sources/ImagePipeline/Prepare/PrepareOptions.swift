@@ -12,7 +12,8 @@ public struct PrepareOptions: Sendable, Equatable, Codable {
     /// Sources with more pixels than this are refused from their header, before any decode.
     /// The default is libvips' own limit for untrusted PNG (16383 × 16383).
     public var maxPixels: Int = 268_402_689
-    /// Shrinking to meet the budget stops here: a product photo smaller than this is useless.
+    /// Shrinking to meet the budget stops here: a product photo smaller than this is useless. A
+    /// `maxEdge` below it lowers it (see `shrinkFloor`), so `--max-edge 100` alone just works.
     public var minEdge: Int = 320
 
     public init() {}
@@ -36,7 +37,7 @@ public struct PrepareOptions: Sendable, Equatable, Codable {
         check("min-quality", minQuality, Self.qualityRange)
         check("max-quality", maxQuality, Self.qualityRange)
         check("max-pixels", maxPixels, Self.pixelsRange)
-        check("min-edge", minEdge, 1...max(1, min(maxEdge, Self.edgeRange.upperBound)))
+        check("min-edge", minEdge, 1...Self.edgeRange.upperBound)
         if Self.qualityRange.contains(minQuality), Self.qualityRange.contains(maxQuality), minQuality > maxQuality {
             problems.append(.invalidOption(name: "min-quality", value: String(minQuality), allowed: "at most max-quality (\(maxQuality))"))
         }
@@ -45,6 +46,9 @@ public struct PrepareOptions: Sendable, Equatable, Codable {
         }
         return problems
     }
+
+    /// The edge below which the budget search fails rather than shrink further.
+    public var shrinkFloor: Int { min(minEdge, maxEdge) }
 
     /// These options, or the first problem with them.
     public func validated() throws(ImagePipelineError) -> PrepareOptions {
@@ -55,6 +59,6 @@ public struct PrepareOptions: Sendable, Equatable, Codable {
     /// Identifies every setting that changes the output bytes, plus the pipeline's own version, so an
     /// incremental run redoes an image exactly when its result would differ.
     public var fingerprint: String {
-        Fingerprint.hex("prepare-v1|\(maxEdge)|\(maxBytes)|\(minQuality)|\(maxQuality)|\(format.rawValue)|\(minEdge)")
+        Fingerprint.hex("prepare-v1|\(maxEdge)|\(maxBytes)|\(minQuality)|\(maxQuality)|\(format.rawValue)|\(shrinkFloor)")
     }
 }

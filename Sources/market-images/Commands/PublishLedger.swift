@@ -35,28 +35,22 @@ struct PublishLedger: Codable {
         }
     }
 
+    /// Durable before it returns: a *pending* entry must be on disk before its request is sent, or a
+    /// power cut could forget a product the server has listed.
     func save(to folder: String) throws {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
         encoder.dateEncodingStrategy = .iso8601
-        let path = URL(fileURLWithPath: folder).appendingPathComponent(Self.fileName)
-        // Same temp-and-rename as every other output: a crash leaves the old ledger or the new one.
-        let temp = path.deletingLastPathComponent().appendingPathComponent(".\(Self.fileName).tmp-\(getpid())")
-        try encoder.encode(self).write(to: temp)
-        guard rename(temp.path, path.path) == 0 else {
-            throw PublishLedgerError.unwritable(path.path, String(cString: strerror(errno)))
-        }
+        try AtomicFile.write(try encoder.encode(self), toPath: URL(fileURLWithPath: folder).appendingPathComponent(Self.fileName).path)
     }
 }
 
 enum PublishLedgerError: Error, CustomStringConvertible {
     case unreadable(String)
-    case unwritable(String, String)
 
     var description: String {
         switch self {
         case .unreadable(let path): "\(path) is damaged; fix or remove it after checking which products the server already has"
-        case .unwritable(let path, let reason): "cannot write \(path): \(reason)"
         }
     }
 }

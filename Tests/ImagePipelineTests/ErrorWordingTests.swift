@@ -1,0 +1,43 @@
+import Foundation
+import TestSupport
+import XCTest
+@testable import ImagePipeline
+
+/// The library's errors are data with neutral sentences (a server and an app use them too); the
+/// command line adds what to do in terms of its own flags.
+final class ErrorWordingTests: XCTestCase {
+    static let everyCase: [ImagePipelineError] = [
+        .libraryUnavailable(detail: "x"), .sourceUnreadable(errno: ENOENT), .sourceUnreadable(errno: nil), .emptySource,
+        .unsupportedFormat, .blockedFormat(loader: "magickload"), .tooManyPixels(width: 2, height: 2, limit: 1),
+        .damaged(format: "JPEG", detail: "VipsJpeg: Premature end of input file"),
+        .invalidOption(name: "max-edge", value: "0", allowed: "16–65535"), .processingFailed(detail: "x"),
+        .encodeFailed(format: .webp, detail: "x"),
+        .cannotFitBudget(maxBytes: 1, smallestBytes: 2, width: 3, height: 4, minQuality: 5),
+        .outputFailed(path: "/x", errno: EACCES), .outputUnavailable(path: "/x", errno: ENOSPC), .outputUnsafe(path: "/x"),
+        .outputLocked(directory: "/x"), .cancelled, .overloaded(queueLimit: 3),
+    ]
+
+    func testLibrarySentencesNameNoFlag() {
+        for error in Self.everyCase {
+            XCTAssertFalse(error.description.contains("--"), error.description)
+            XCTAssertFalse(error.description.isEmpty)
+            XCTAssertFalse(error.code.isEmpty)
+        }
+        XCTAssertEqual(Set(Self.everyCase.map(\.code)).count, 17, "one code per kind")
+        XCTAssertEqual(ImagePipelineError.outputUnavailable(path: "/x", errno: EROFS).description, "cannot write /x: Read-only file system")
+    }
+
+    func testTheCommandLineSaysWhatToDo() throws {
+        let folder = try temporaryFolder(self)
+        let giant = try CommandLineTool.run(["inspect", Fixture.path("hostile/giant-image.jpg")])
+        XCTAssertEqual(giant.status, 1)
+        XCTAssertTrue(giant.stdout.contains("refused before decoding. If the image is genuine, raise --max-pixels"), giant.stdout)
+        let tight = try CommandLineTool.run(["prepare", Fixture.path("photos/jolla.jpg"), "--out", folder, "--max-bytes", "2000"])
+        XCTAssertEqual(tight.status, 1)
+        XCTAssertTrue(tight.stderr.contains("raise --max-bytes or lower --min-quality"), tight.stderr)
+        let empty = folder + "/empty.jpg"
+        FileManager.default.createFile(atPath: empty, contents: Data())
+        let emptyRun = try CommandLineTool.run(["prepare", empty, "--out", folder + "/out"])
+        XCTAssertTrue(emptyRun.stderr.contains("the file is empty (0 bytes); copy the photo again from its source"), emptyRun.stderr)
+    }
+}

@@ -1,0 +1,82 @@
+import Foundation
+import XCTest
+@testable import ImagePipeline
+
+/// The bounded pool the service and folder runs process images on: at most `workers` at once, a full
+/// queue refused at once, and queued work that is cancelled never runs.
+final class ImageWorkPoolTests: XCTestCase {
+    /// Counts jobs running at the same moment.
+    private final class Gauge: @unchecked Sendable {
+        private let lock = NSLock()
+        private var running = 0
+        private(set) var peak = 0
+        private(set) var started = 0
+
+        func enter() { lock.withLock { running += 1; started += 1; peak = max(peak, running) } }
+        func leave() { lock.withLock { running -= 1 } }
+        var count: Int { lock.withLock { started } }
+    }
+
+    func testNoMoreThanTheWorkersRunAtOnce() async throws {
+        let pool = ImageWorkPool(workers: 2)
+        let gauge = Gauge()
+        let results = try await withThrowingTaskGroup(of: Int.self) { group in
+            for index in 0..<8 {
+                group.addTask {
+                    try await pool.run {
+                        gauge.enter()
+                        usleep(30_000)
+                        gauge.leave()
+                        return index * 2
+                    }
+                }
+            }
+            return try await group.reduce(into: []) { $0.append($1) }
+        }
+        XCTAssertEqual(results.sorted(), (0..<8).map { $0 * 2 })
+        XCTAssertEqual(gauge.peak, 2)
+    }
+
+    func testAFullQueueIsRefusedAtOnce() async throws {
+        let pool = ImageWorkPool(workers: 1, queueLimit: 1)
+        let release = DispatchSemaphore(value: 0)
+        let running = DispatchSemaphore(value: 0)
+        let first = Task { try await pool.run { running.signal(); release.wait(); return 1 } }
+        running.wait()
+        let second = Task { try await pool.run { 2 } }
+        while pool.queued < 1 { usleep(1000) }
+        do {
+            _ = try await pool.run { 3 }
+            XCTFail("a third job must not fit")
+        } catch {
+            XCTAssertEqual(error, .overloaded(queueLimit: 1))
+        }
+        release.signal()
+        let answers = try await [first.value, second.value]
+        XCTAssertEqual(answers, [1, 2])
+    }
+
+    /// A client that goes away while its job waits costs no processing.
+    func testCancelledQueuedWorkNeverRuns() async throws {
+        let pool = ImageWorkPool(workers: 1)
+        let release = DispatchSemaphore(value: 0)
+        let running = DispatchSemaphore(value: 0)
+        let gauge = Gauge()
+        let blocker = Task { try await pool.run { running.signal(); release.wait() } }
+        running.wait()
+        let queued = Task { try await pool.run { gauge.enter(); gauge.leave() } }
+        while pool.queued < 1 { usleep(1000) }
+        queued.cancel()
+        do {
+            try await queued.value
+            XCTFail("cancelled work must not complete")
+        } catch {
+            XCTAssertEqual(error as? ImagePipelineError, .cancelled)
+        }
+        XCTAssertEqual(pool.queued, 0)
+        release.signal()
+        try await blocker.value
+        try await pool.run {}
+        XCTAssertEqual(gauge.count, 0)
+    }
+}

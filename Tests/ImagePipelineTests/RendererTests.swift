@@ -1,0 +1,137 @@
+import Foundation
+import XCTest
+@testable import ImagePipeline
+
+/// The single-output renderer the thumbnail service and folder thumbnails share, decoding from bytes,
+/// and the postconditions each public entry point keeps on its own.
+final class RendererTests: XCTestCase {
+    /// DSCN0010.jpg is 640×480.
+    private let photo = Fixture.path("photos/DSCN0010.jpg")
+
+    private func render(_ spec: RenderSpec, _ path: String? = nil) throws -> (EncodedImage, DecodedImage) {
+        let encoded = try ImageRenderer(spec: spec).render(.file(path ?? photo), maxPixels: .max)
+        let folder = try temporaryFolder(self)
+        return (encoded, try readBack(encoded.data, in: folder).image)
+    }
+
+    func testEachResizingTypeGivesTheSizeItPromises() throws {
+        let cases: [(RenderSpec, [Int])] = [
+            (RenderSpec(width: 320, height: 320, resizing: .fit), [320, 240]),
+            (RenderSpec(width: 0, height: 120, resizing: .fit), [160, 120]),
+            (RenderSpec(width: 200, height: 200, resizing: .fill), [200, 200]),
+            (RenderSpec(width: 300, height: 100, resizing: .fill, gravity: .north), [300, 100]),
+            (RenderSpec(width: 100, height: 300, resizing: .fill, gravity: .east), [100, 300]),
+            // Without enlarge, a fill of a box larger than the photo is what of the box it can fill.
+            (RenderSpec(width: 1000, height: 1000, resizing: .fill), [640, 480]),
+            (RenderSpec(width: 1000, height: 1000, resizing: .fillDown), [480, 480]),
+            (RenderSpec(width: 1000, height: 1000, resizing: .fill, enlarge: true), [1000, 1000]),
+            (RenderSpec(width: 200, height: 50, resizing: .force), [200, 50]),
+            (RenderSpec(width: 300, height: 100, resizing: .auto), [300, 100]),
+            (RenderSpec(width: 100, height: 300, resizing: .auto), [100, 75]),
+            (RenderSpec(width: 1200, height: 0, resizing: .fit), [640, 480]),
+            (RenderSpec(width: 1280, height: 0, resizing: .fit, enlarge: true), [1280, 960]),
+        ]
+        for (spec, expected) in cases {
+            let (encoded, image) = try render(spec)
+            XCTAssertEqual([image.width, image.height], expected, "\(spec.resizing) \(spec.width)×\(spec.height)")
+            XCTAssertEqual([encoded.width, encoded.height], expected)
+        }
+    }
+
+    /// A fill cut at the west edge shows the photo's left side; at the east, its right side.
+    func testGravityPicksTheEdgeThatIsKept() throws {
+        let (_, west) = try render(RenderSpec(width: 100, height: 100, resizing: .fill, gravity: .west))
+        let (_, east) = try render(RenderSpec(width: 100, height: 100, resizing: .fill, gravity: .east))
+        let whole = try DecodedImage.decode(file: photo, maxPixels: .max) { _ in (10_000, 100) } // 133×100
+        XCTAssertEqual(whole.width, 133)
+        let left = try whole.mean(x: 0, y: 0, width: 100, height: 100)
+        let right = try whole.mean(x: 33, y: 0, width: 100, height: 100)
+        let westMean = try west.mean(x: 0, y: 0, width: 100, height: 100)
+        let eastMean = try east.mean(x: 0, y: 0, width: 100, height: 100)
+        XCTAssertLessThan(zip(westMean, left).map { abs($0 - $1) }.max()!, 2, "west keeps the left")
+        XCTAssertLessThan(zip(eastMean, right).map { abs($0 - $1) }.max()!, 2, "east keeps the right")
+        XCTAssertGreaterThan(zip(westMean, eastMean).map { abs($0 - $1) }.max()!, 2, "the two crops differ")
+    }
+
+    func testByteBudgetHoldsInEveryFormat() throws {
+        for format in OutputFormat.allCases {
+            for budget in [3_000, 12_000, 40_000] {
+                let spec = RenderSpec(width: 400, height: 400, format: format, quality: 90, maxBytes: budget)
+                let (encoded, image) = try render(spec, Fixture.path("photos/jolla.jpg"))
+                XCTAssertLessThanOrEqual(encoded.byteCount, budget, "\(format) at \(budget)")
+                XCTAssertEqual(encoded.format, format)
+                XCTAssertEqual(image.width, encoded.width)
+            }
+        }
+    }
+
+    func testDecodingBytesGivesTheSamePixelsAsTheFile() throws {
+        let data = try Data(contentsOf: URL(fileURLWithPath: Fixture.path("photos/iphone_13_pro_max.HEIC")))
+        let fromBytes = try DecodedImage.decode(.data(data), maxPixels: .max) { _ in (300, 300) }
+        let fromFile = try DecodedImage.decode(file: Fixture.path("photos/iphone_13_pro_max.HEIC"), maxPixels: .max) { _ in (300, 300) }
+        XCTAssertEqual([fromBytes.width, fromBytes.height], [fromFile.width, fromFile.height])
+        XCTAssertLessThan(largestDifference(try fromBytes.grid(), try fromFile.grid()), 0.01)
+        var header = try ImageHeader.read(.data(data))
+        XCTAssertEqual(header.loader, "heifload_buffer")
+        header.loader = "heifload"
+        XCTAssertEqual(header, try ImageHeader.read(file: Fixture.path("photos/iphone_13_pro_max.HEIC")))
+    }
+
+    /// The buffer loaders ignore `fail_on` unless told through the option string; truncated bytes
+    /// must fail as damage, never come back half grey.
+    func testTruncatedBytesFailInsteadOfTurningGrey() throws {
+        let data = try Data(contentsOf: URL(fileURLWithPath: Fixture.path("photos/jolla.jpg")))
+        XCTAssertThrowsError(try DecodedImage.decode(.data(data.prefix(data.count / 2)), maxPixels: .max) { _ in (500, 500) }) { error in
+            guard case .damaged(format: "JPEG", _)? = error as? ImagePipelineError else { return XCTFail("\(error)") }
+        }
+        XCTAssertThrowsError(try ImageHeader.read(.data(Data("not an image at all".utf8)))) { error in
+            XCTAssertEqual(error as? ImagePipelineError, .unsupportedFormat)
+        }
+        XCTAssertThrowsError(try ImageHeader.read(.data(Data()))) { error in
+            XCTAssertEqual(error as? ImagePipelineError, .emptySource)
+        }
+    }
+
+    /// `encode` used to return a decode made for something bigger at full size.
+    func testPreparerFitsAnyDecodedImageIntoMaxEdge() throws {
+        var options = PrepareOptions()
+        options.maxEdge = 300
+        let preparer = try ImagePreparer(options: options)
+        let big = try DecodedImage.decode(file: Fixture.path("photos/jolla.jpg"), maxPixels: .max) { _ in (1200, 1200) }
+        XCTAssertEqual(big.longEdge, 1200)
+        let encoded = try preparer.encode(big, stem: "jolla")
+        XCTAssertEqual(max(encoded.width, encoded.height), 300)
+        XCTAssertEqual(encoded.suggestedFilename, "jolla.jpg")
+    }
+
+    /// A thumbnail's extension comes from the bytes it holds.
+    func testPNGThumbnailsArePNGFilesNamedPNG() throws {
+        let folder = try temporaryFolder(self)
+        var thumbnails = ThumbnailOptions()
+        thumbnails.format = .png
+        thumbnails.variants = [ThumbnailVariant(name: "list", points: 40)]
+        let job = FolderJob(inputs: [Fixture.path("alpha/alpha-layer-1-fill.png")], outputFolder: folder, prepare: nil, thumbnails: thumbnails)
+        let report = try FolderProcessor(job: job).run()
+        let made = report.thumbnailsWritten.flatMap(\.thumbnails)
+        XCTAssertEqual(made.count, 2)
+        for thumbnail in made {
+            XCTAssertTrue(thumbnail.path.hasSuffix(".png"), thumbnail.path)
+            let data = try Data(contentsOf: URL(fileURLWithPath: folder + "/" + thumbnail.path))
+            XCTAssertEqual(Array(data.prefix(4)), [0x89, 0x50, 0x4E, 0x47], "\(thumbnail.path) holds PNG bytes")
+            XCTAssertEqual(ContainerMetadata.kinds(in: data), [])
+        }
+    }
+
+    /// One decode per photo, however many outputs: the upload image and four thumbnails.
+    func testEveryOutputOfAPhotoComesFromOneDecode() throws {
+        let folder = try temporaryFolder(self)
+        let photos = ["photos/DSCN0010.jpg", "photos/iphone_13_pro_max.HEIC", "alpha/5_webp_a.webp"].map(Fixture.path)
+        var job = FolderJob(inputs: photos, outputFolder: folder, prepare: PrepareOptions(), thumbnails: ThumbnailOptions())
+        job.jobs = 1
+        let before = DecodedImage.counter.value
+        let report = try FolderProcessor(job: job).run()
+        XCTAssertEqual(report.written.count, 3)
+        XCTAssertEqual(report.thumbnailsWritten.flatMap(\.thumbnails).count, 12)
+        XCTAssertEqual(DecodedImage.counter.value - before, 3)
+    }
+}
