@@ -1,9 +1,10 @@
 import Foundation
 import ImagePipeline
 
-/// One input through the path a seller's file takes — written to a file, loaded, uprighted, converted,
-/// resized and budget-encoded — with small limits so each run is quick. Errors are the expected
-/// outcome for garbage; only a crash, a hang or a leak is a finding.
+/// One input through both ways in: as a seller's file (written, loaded, uprighted, converted, resized
+/// and budget-encoded) and as bytes a service received (decoded from memory and rendered), with small
+/// limits so each run is quick. Errors are the expected outcome for garbage; only a crash, a hang or
+/// a leak is a finding.
 enum ImageFuzz {
     static let folder: String = {
         let base = FileManager.default.fileExists(atPath: "/dev/shm") ? "/dev/shm" : NSTemporaryDirectory()
@@ -16,14 +17,18 @@ enum ImageFuzz {
         options.maxEdge = 256
         options.minEdge = 64
         options.maxBytes = 20_000
-        return ImagePreparer(options: options)
+        return try! ImagePreparer(options: options) // fixed, valid options
     }()
+
+    static let renderer = try! ImageRenderer(spec: RenderSpec(width: 64, height: 64, resizing: .fill, gravity: .attention,
+                                                              format: .webp, maxBytes: 4_000))
 
     static func run(_ data: Data) {
         try? FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
         let path = (folder as NSString).appendingPathComponent("input")
         guard FileManager.default.createFile(atPath: path, contents: data) else { return }
         _ = try? preparer.prepare(file: path)
+        _ = try? renderer.render(.data(data), maxPixels: 4_000_000)
     }
 }
 

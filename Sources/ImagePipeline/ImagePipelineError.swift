@@ -81,4 +81,9 @@ public enum ImagePipelineError: Error, Equatable, Sendable, CustomStringConverti
     }
 
     static func text(errno code: Int32) -> String { String(cString: strerror(code)) }
+
+    /// `invalidOption` for a value outside `range`; nil inside it.
+    static func outOfRange(_ name: String, _ value: Int, _ range: ClosedRange<Int>) -> ImagePipelineError? {
+        range.contains(value) ? nil : .invalidOption(name: name, value: String(value), allowed: "\(range.lowerBound)–\(range.upperBound)")
+    }
 }

@@ -136,7 +136,8 @@ extension VipsImageHandle {
     /// Mean value of each band over a rectangle, so tests judge orientation, colour and flattening
     /// by looking at pixels rather than at metadata.
     func meanBands(x: Int, y: Int, width: Int, height: Int) throws(ImagePipelineError) -> [Double] {
-        let region = try then { mi_crop($0, $1, Int32(x), Int32(y), Int32(width), Int32(height)) }
+        let rectangle = try [x, y, width, height].map { value throws(ImagePipelineError) in try VipsArgument.int32(value, "crop") }
+        let region = try then { mi_crop($0, $1, rectangle[0], rectangle[1], rectangle[2], rectangle[3]) }
         return try (0..<bands).map { band throws(ImagePipelineError) in
             let single = try region.then { mi_extract_band($0, $1, Int32(band), 1) }
             var mean = 0.0

@@ -29,10 +29,6 @@ public struct FolderJob: Sendable {
 
     /// Every setting out of range, across both kinds of output.
     public var problems: [ImagePipelineError] {
-        var problems = (prepare?.problems ?? []) + (thumbnails?.problems ?? [])
-        if !Self.jobsRange.contains(jobs) {
-            problems.append(.invalidOption(name: "jobs", value: String(jobs), allowed: "\(Self.jobsRange.lowerBound)–\(Self.jobsRange.upperBound)"))
-        }
-        return problems
+        (prepare?.problems ?? []) + (thumbnails?.problems ?? []) + [.outOfRange("jobs", jobs, Self.jobsRange)].compactMap { $0 }
     }
 }

@@ -26,18 +26,14 @@ public struct PrepareOptions: Sendable, Equatable, Codable {
 
     /// Every setting out of range, as `invalidOption` errors named like the command-line flags.
     public var problems: [ImagePipelineError] {
-        var problems: [ImagePipelineError] = []
-        func check(_ name: String, _ value: Int, _ range: ClosedRange<Int>) {
-            if !range.contains(value) {
-                problems.append(.invalidOption(name: name, value: String(value), allowed: "\(range.lowerBound)–\(range.upperBound)"))
-            }
-        }
-        check("max-edge", maxEdge, Self.edgeRange)
-        check("max-bytes", maxBytes, Self.bytesRange)
-        check("min-quality", minQuality, Self.qualityRange)
-        check("max-quality", maxQuality, Self.qualityRange)
-        check("max-pixels", maxPixels, Self.pixelsRange)
-        check("min-edge", minEdge, 1...Self.edgeRange.upperBound)
+        var problems = [
+            ImagePipelineError.outOfRange("max-edge", maxEdge, Self.edgeRange),
+            .outOfRange("max-bytes", maxBytes, Self.bytesRange),
+            .outOfRange("min-quality", minQuality, Self.qualityRange),
+            .outOfRange("max-quality", maxQuality, Self.qualityRange),
+            .outOfRange("max-pixels", maxPixels, Self.pixelsRange),
+            .outOfRange("min-edge", minEdge, 1...Self.edgeRange.upperBound),
+        ].compactMap { $0 }
         if Self.qualityRange.contains(minQuality), Self.qualityRange.contains(maxQuality), minQuality > maxQuality {
             problems.append(.invalidOption(name: "min-quality", value: String(minQuality), allowed: "at most max-quality (\(maxQuality))"))
         }

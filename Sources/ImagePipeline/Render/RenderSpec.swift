@@ -57,18 +57,13 @@ public struct RenderSpec: Sendable, Hashable, Codable {
 
     /// Every value out of range, as `invalidOption` errors named like imgproxy's options.
     public var problems: [ImagePipelineError] {
-        var problems: [ImagePipelineError] = []
-        func check(_ name: String, _ value: Int, _ range: ClosedRange<Int>) {
-            if !range.contains(value) {
-                problems.append(.invalidOption(name: name, value: String(value), allowed: "\(range.lowerBound)–\(range.upperBound)"))
-            }
-        }
-        check("width", width, Self.edgeRange)
-        check("height", height, Self.edgeRange)
-        check("quality", quality, Self.qualityRange)
-        check("min-quality", minQuality, Self.qualityRange)
-        if let maxBytes { check("max_bytes", maxBytes, Self.bytesRange) }
-        return problems
+        [
+            ImagePipelineError.outOfRange("width", width, Self.edgeRange),
+            .outOfRange("height", height, Self.edgeRange),
+            .outOfRange("quality", quality, Self.qualityRange),
+            .outOfRange("min-quality", minQuality, Self.qualityRange),
+            maxBytes.flatMap { .outOfRange("max_bytes", $0, Self.bytesRange) },
+        ].compactMap { $0 }
     }
 
     public func validated() throws(ImagePipelineError) -> RenderSpec {

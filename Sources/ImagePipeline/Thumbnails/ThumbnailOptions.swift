@@ -61,13 +61,8 @@ public struct ThumbnailOptions: Sendable, Codable, Equatable {
         if scales.isEmpty || scales.contains(where: { !Self.scalesRange.contains($0) }) {
             problems.append(.invalidOption(name: "scales", value: scales.map(String.init).joined(separator: ","), allowed: "1 to 4, e.g. 2,3"))
         }
-        if !RenderSpec.qualityRange.contains(quality) {
-            problems.append(.invalidOption(name: "quality", value: String(quality), allowed: "1–100"))
-        }
-        if !PrepareOptions.pixelsRange.contains(maxPixels) {
-            problems.append(.invalidOption(name: "max-pixels", value: String(maxPixels), allowed: "1–\(PrepareOptions.pixelsRange.upperBound)"))
-        }
-        return problems
+        return problems + [.outOfRange("quality", quality, RenderSpec.qualityRange),
+                           .outOfRange("max-pixels", maxPixels, PrepareOptions.pixelsRange)].compactMap { $0 }
     }
 
     public func validated() throws(ImagePipelineError) -> ThumbnailOptions {
