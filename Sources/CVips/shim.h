@@ -108,6 +108,18 @@ static inline int mi_resize(VipsImage *in, VipsImage **out, double hscale, doubl
     return vips_resize(in, out, hscale, "vscale", vscale, NULL);
 }
 
+/// Drops every blob-typed metadata field (EXIF, XMP, IPTC, ICC and loader extras). A buffer loader
+/// may attach blobs that point into the caller's bytes instead of copying them, and a later save
+/// (webpsave rewrites EXIF) would read them after those bytes are gone: AddressSanitizer caught
+/// exactly that. Nothing downstream needs them; outputs carry no metadata.
+static inline void mi_remove_blob_fields(VipsImage *image) {
+    gchar **fields = vips_image_get_fields(image);
+    for (int i = 0; fields && fields[i]; i++)
+        if (vips_image_get_typeof(image, fields[i]) == VIPS_TYPE_BLOB)
+            vips_image_remove(image, fields[i]);
+    g_strfreev(fields);
+}
+
 static inline int mi_flatten(VipsImage *in, VipsImage **out, double background, double max_alpha) {
     VipsArrayDouble *bg = vips_array_double_newv(1, background);
     int result = vips_flatten(in, out, "background", bg, "max_alpha", max_alpha, NULL);

@@ -1,3 +1,4 @@
+import CVips
 import Foundation
 import XCTest
 @testable import ImagePipeline
@@ -89,6 +90,25 @@ final class RendererTests: XCTestCase {
         }
         XCTAssertThrowsError(try ImageHeader.read(.data(Data()))) { error in
             XCTAssertEqual(error as? ImagePipelineError, .emptySource)
+        }
+    }
+
+    /// Found by the fuzzer under AddressSanitizer: a buffer decode kept an EXIF blob that pointed at
+    /// freed memory, and the WebP encoder read it. Decoded images carry no blobs at all now.
+    func testDecodedImagesKeepNoMetadataThatPointsIntoTheirSource() throws {
+        let sources = ["fuzz/avif-exif-blob-freed-before-webpsave.avif", "metadata/everything.jpg", "metadata/everything.webp",
+                       "photos/iphone_13_pro_max.HEIC"].map(Fixture.path)
+        for path in sources {
+            let data = try Data(contentsOf: URL(fileURLWithPath: path))
+            for source in [ImageSource.data(data), .file(path)] {
+                let decoded = try DecodedImage.decode(source, maxPixels: .max) { _ in (64, 64) }
+                let blobs = decoded.image.fieldNames.filter { vips_image_get_typeof(decoded.image.pointer, $0) == vips_blob_get_type() }
+                XCTAssertEqual(blobs, [], "\((path as NSString).lastPathComponent)")
+                for format in OutputFormat.allCases {
+                    let encoded = try ImageRenderer(spec: RenderSpec(width: 32, height: 32, format: format)).render(decoded)
+                    XCTAssertEqual(ContainerMetadata.kinds(in: encoded.data), [], "\(format)")
+                }
+            }
         }
     }
 

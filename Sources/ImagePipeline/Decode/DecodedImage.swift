@@ -54,6 +54,8 @@ public struct DecodedImage: Sendable {
                 return try loaded.normalisedTo8BitDisplay().materialized()
             }!
         }
+        // The pixels are in memory; metadata blobs may still point into the caller's bytes.
+        mi_remove_blob_fields(decoded.pointer)
         VipsErrorLog.drain()
         return DecodedImage(image: decoded, source: header)
     }
