@@ -95,6 +95,23 @@ static inline int mi_thumbnail_buffer(const void *buf, size_t len, VipsImage **o
                                  "option_string", "fail_on=error", NULL);
 }
 
+/// A full decode, failing on damage: for CMYK sources, whose embedded profile `vips_thumbnail`
+/// ignores on 8.14 (it converts with its built-in CMYK profile whatever the file carries).
+static inline int mi_load(const char *filename, VipsImage **out) {
+    *out = vips_image_new_from_file(filename, "fail_on", VIPS_FAIL_ON_ERROR, NULL);
+    return *out ? 0 : -1;
+}
+
+static inline int mi_load_buffer(const void *buf, size_t len, VipsImage **out) {
+    *out = vips_image_new_from_buffer(buf, len, "", "fail_on", VIPS_FAIL_ON_ERROR, NULL);
+    return *out ? 0 : -1;
+}
+
+/// To sRGB through the image's embedded profile, or libvips' CMYK profile when it has none.
+static inline int mi_icc_to_srgb(VipsImage *in, VipsImage **out) {
+    return vips_icc_transform(in, out, "srgb", "embedded", TRUE, "input_profile", "cmyk", NULL);
+}
+
 /// Resize of an already decoded image into a box, cropped to fill it unless `crop` is none:
 /// for variants, and for shrinking to meet a byte budget. `size` decides whether it may enlarge.
 static inline int mi_thumbnail_image(VipsImage *in, VipsImage **out, int width, int height,

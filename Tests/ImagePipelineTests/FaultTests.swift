@@ -54,7 +54,7 @@ final class FaultTests: FolderTestCase {
         return recorded
     }
 
-    /// SIGKILL at 20 random moments, alternating `prepare` and `thumbs`.
+    /// SIGKILL at 12 random moments, alternating `prepare` and `thumbs` (20 proved nothing more).
     func testKilledRunsLeaveNothingPartialAndRerunsDoExactlyTheMissingWork() throws {
         var generator = SeededGenerator(seed: 0x51_6B11)
         let started = Date()
@@ -62,7 +62,7 @@ final class FaultTests: FolderTestCase {
         XCTAssertEqual(full.status, 0, full.stderr)
         let duration = Date().timeIntervalSince(started)
         var interrupted = 0
-        for trial in 0..<20 {
+        for trial in 0..<12 {
             let command = trial % 2 == 0 ? "prepare" : "thumbs"
             let records = command == "prepare" ? "manifest.json" : "thumbs.json"
             let out = root + "/out-\(trial)"
@@ -87,7 +87,7 @@ final class FaultTests: FolderTestCase {
             XCTAssertEqual(leftovers, [], "\(name): a rerun cleans up what the killed run left")
             _ = try checkNothingPartial(out, records: records, trial: name + " rerun")
         }
-        XCTAssertGreaterThan(interrupted, 10, "most kills must land while the run is working")
+        XCTAssertGreaterThan(interrupted, 6, "most kills must land while the run is working")
     }
 
     /// Two runs into one folder at once: the second is refused by the lock, names the folder, and

@@ -40,18 +40,25 @@ public struct DecodedImage: Sendable {
         let origin = VipsErrorLog.Source(loader: header.loader, format: header.format, fileName: source.fileName)
         let damaged = { (detail: String) in ImagePipelineError.damaged(format: header.format, detail: detail) }
         Self.counter.increment()
+        // fail_on only takes effect while pixels are read: a truncated JPEG fails at materialising,
+        // not as grey, so every path materialises while the source bytes are still pinned.
         let decoded: VipsImageHandle
-        switch source {
-        case .file(let path):
-            let loaded = try VipsImageHandle.make(origin: origin, damaged) { mi_thumbnail(path, $0, width, height, exportProfile) }
-            // fail_on only takes effect while pixels are read: a truncated JPEG fails here, not as grey.
-            decoded = try loaded.normalisedTo8BitDisplay().materialized()
-        case .data:
+        switch (source, header.isCMYK) {
+        case (.file(let path), false):
+            decoded = try VipsImageHandle.make(origin: origin, damaged) { mi_thumbnail(path, $0, width, height, exportProfile) }
+                .normalisedTo8BitDisplay().materialized()
+        case (.file(let path), true):
+            decoded = try VipsImageHandle.make(origin: origin, damaged) { mi_load(path, $0) }
+                .fromCMYK(into: (width, height)).materialized()
+        case (.data, let cmyk):
             decoded = try source.withBytes { bytes throws(ImagePipelineError) in
-                let loaded = try VipsImageHandle.make(origin: origin, damaged) {
-                    mi_thumbnail_buffer(bytes.baseAddress, bytes.count, $0, width, height, exportProfile)
+                if cmyk {
+                    return try VipsImageHandle.make(origin: origin, damaged) { mi_load_buffer(bytes.baseAddress, bytes.count, $0) }
+                        .fromCMYK(into: (width, height)).materialized()
                 }
-                return try loaded.normalisedTo8BitDisplay().materialized()
+                return try VipsImageHandle.make(origin: origin, damaged) {
+                    mi_thumbnail_buffer(bytes.baseAddress, bytes.count, $0, width, height, exportProfile)
+                }.normalisedTo8BitDisplay().materialized()
             }!
         }
         // The pixels are in memory; metadata blobs may still point into the caller's bytes.
@@ -113,6 +120,14 @@ final class DecodeCounter: @unchecked Sendable {
 }
 
 extension VipsImageHandle {
+    /// A CMYK image to sRGB through its own embedded profile (libvips' CMYK profile when it has
+    /// none), then upright and into the box. Without shrink-on-load, but CMYK photos are rare.
+    func fromCMYK(into box: (width: Int32, height: Int32)) throws(ImagePipelineError) -> VipsImageHandle {
+        try then { mi_icc_to_srgb($0, $1) }
+            .then { mi_thumbnail_image($0, $1, box.width, box.height, VIPS_INTERESTING_NONE, VIPS_SIZE_DOWN) }
+            .normalisedTo8BitDisplay()
+    }
+
     /// Brings any decoded image to 8-bit sRGB, or 8-bit greyscale for grey sources, keeping alpha.
     /// 16-bit TIFF/PNG and images without a profile come out of the loader in their own space.
     func normalisedTo8BitDisplay() throws(ImagePipelineError) -> VipsImageHandle {

@@ -20,6 +20,10 @@ public struct ThumbnailIndex: JSONDocument, Sendable, Equatable {
     /// variants, never a user's own `something.name@2x.jpg`.
     public var variantNames: Set<String> = []
 
+    enum CodingKeys: String, CodingKey {
+        case version, settings, sources, variantNames
+    }
+
     init(settings: ThumbnailOptions) {
         self.settings = settings
     }
@@ -31,5 +35,15 @@ public struct ThumbnailIndex: JSONDocument, Sendable, Equatable {
         sources = try container.decode([Entry].self, forKey: .sources)
         variantNames = try container.decodeIfPresent(Set<String>.self, forKey: .variantNames)
             ?? Set(sources.flatMap { $0.thumbnails.map(\.variant) })
+    }
+
+    /// Variant names sorted: a set's order differs between runs, and the same index must give the
+    /// same bytes, or an unchanged rerun would rewrite it.
+    public func encode(to encoder: Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(version, forKey: .version)
+        try container.encode(settings, forKey: .settings)
+        try container.encode(sources, forKey: .sources)
+        try container.encode(variantNames.sorted(), forKey: .variantNames)
     }
 }
