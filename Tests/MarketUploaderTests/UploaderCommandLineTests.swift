@@ -132,6 +132,21 @@ final class UploaderCommandLineTests: UploaderTestCase {
         XCTAssertEqual(products.count, 4, "no product listed twice")
     }
 
+    /// The same loopback server spelled four ways is one server: nothing is listed twice.
+    func testPublishKnowsTheServerHoweverItsURLIsSpelled() async throws {
+        _ = try await startServer(.openmarket)
+        _ = try productFolder("a", photos: ["photos/DSCN0010.jpg"])
+        let port = try XCTUnwrap(baseURL.port)
+        for server in ["http://127.0.0.1:\(port)", "http://localhost:\(port)/", "HTTP://LOCALHOST:\(port)//", "http://[::1]:\(port)"] {
+            let result = try CommandLineTool.run(["publish", root + "/products", "--server", server, "--dialect", "openmarket", "--cache", root + "/cache"],
+                                                 environment: ["OPENMARKET_IDENTIFIER": OpenMarketTestServer.identifier,
+                                                               "OPENMARKET_SECRET": OpenMarketTestServer.vendorSecret])
+            XCTAssertEqual(result.status, 0, "\(server): \(result.stderr)")
+        }
+        let products = await server.products
+        XCTAssertEqual(products.count, 1, "one listing, whatever the spelling")
+    }
+
     func testPublishNeverResendsARequestThatMayHaveBeenListed() async throws {
         _ = try await startServer(.openmarket)
         _ = try productFolder("a", photos: ["photos/DSCN0010.jpg"])

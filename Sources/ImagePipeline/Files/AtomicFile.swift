@@ -21,7 +21,7 @@ public enum AtomicFile {
         let path = (root as NSString).appendingPathComponent(relative)
         let folder = (path as NSString).deletingLastPathComponent
         try makeFolders(folder)
-        guard let realRoot = realPath(root), let realFolder = realPath(folder),
+        guard let realRoot = FileStatus.realPath(root), let realFolder = FileStatus.realPath(folder),
               realFolder == realRoot || realFolder.hasPrefix(realRoot + "/") else {
             throw .outputUnsafe(path: path)
         }
@@ -70,12 +70,6 @@ public enum AtomicFile {
         guard descriptor >= 0 else { return }
         fsync(descriptor)
         close(descriptor)
-    }
-
-    private static func realPath(_ path: String) -> String? {
-        guard let resolved = realpath(path, nil) else { return nil }
-        defer { free(resolved) }
-        return String(cString: resolved)
     }
 
     /// `mkdir -p`, keeping the errno of what went wrong.

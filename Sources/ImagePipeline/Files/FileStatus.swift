@@ -19,4 +19,11 @@ struct FileStatus: Equatable {
         return .success(FileStatus(isRegularFile: (info.st_mode & S_IFMT) == S_IFREG, size: Int(info.st_size),
                                    modifiedSeconds: Int(time.tv_sec), modifiedNanoseconds: Int(time.tv_nsec)))
     }
+
+    /// The path with every symbolic link resolved, or nil when it does not exist.
+    static func realPath(_ path: String) -> String? {
+        guard let resolved = realpath(path, nil) else { return nil }
+        defer { free(resolved) }
+        return String(cString: resolved)
+    }
 }

@@ -18,6 +18,10 @@ public struct FolderJob: Sendable {
     public var prune = false
     /// Report what would be made and pruned; write nothing.
     public var dryRun = false
+    /// Where thumbnails go, relative to the output folder: "" for the folder itself (`thumbs`), a
+    /// subfolder when upload images share the folder (`prepare --thumbs`), so that a product folder
+    /// of upload images holds nothing else.
+    public var thumbnailSubfolder = ""
 
     public init(inputs: [String], outputFolder: String, prepare: PrepareOptions? = PrepareOptions(),
                 thumbnails: ThumbnailOptions? = nil) {

@@ -20,12 +20,7 @@ public struct FolderProcessor: Sendable {
         try VipsRuntime.ensureStarted()
         let started = Date()
         let folder = URL(fileURLWithPath: job.outputFolder).standardizedFileURL.path
-        if !job.dryRun { try AtomicFile.makeFolders(folder) }
-        let lock = job.dryRun ? nil : try OutputLock(folder: folder)
-        defer { withExtendedLifetime(lock) {} }
-        if !job.dryRun { AtomicFile.removeLeftovers(in: folder) }
-
-        let scan = ProductScanner().scan(job.inputs)
+        let scan = ProductScanner().scan(job.inputs, excluding: folder)
         var report = FolderReport(outputFolder: folder)
         report.warnings = scan.warnings
         if let limit = job.photosPerProductLimit {
@@ -34,8 +29,23 @@ public struct FolderProcessor: Sendable {
             }
         }
         report.failed = scan.unreadable.map { Manifest.Failure(source: $0.input, cause: $0.error) }
+        // Nothing to read and nothing made before: no output folder appears for a typo.
+        if scan.photos.isEmpty, !FileManager.default.fileExists(atPath: folder) {
+            report.elapsedSeconds = Date().timeIntervalSince(started)
+            return report
+        }
+        if !job.dryRun { try AtomicFile.makeFolders(folder) }
+        let lock = job.dryRun ? nil : try OutputLock(folder: folder)
+        defer { withExtendedLifetime(lock) {} }
+        let thumbnailFolder = (folder as NSString).appendingPathComponent(job.thumbnailSubfolder)
+        if !job.dryRun {
+            AtomicFile.removeLeftovers(in: folder)
+            if thumbnailFolder != folder { AtomicFile.removeLeftovers(in: thumbnailFolder) }
+        }
+        report.thumbnailFolder = thumbnailFolder
 
         let records = Records(folder: folder, job: job)
+        for failure in report.failed { records.recordInputFailure(failure) }
         let photos = scan.photos
         let work = photos.map { records.work(for: $0, force: job.force) }
         let pending = work.indices.filter { !work[$0].isEmpty }
@@ -43,7 +53,8 @@ public struct FolderProcessor: Sendable {
 
         if job.dryRun {
             report.wouldProcess = pending.map { photos[$0].path }
-            if job.prune { report.pruned = records.orphans(keeping: Set(photos.map(\.path))) }
+            let orphans = records.orphans(keeping: Set(photos.map(\.path)))
+            if job.prune { report.pruned = orphans } else { report.orphans = orphans }
             report.elapsedSeconds = Date().timeIntervalSince(started)
             return report
         }
@@ -54,16 +65,18 @@ public struct FolderProcessor: Sendable {
             guard !stop.isSet else { return }
             let photo = photos[pending[position]]
             do throws(ImagePipelineError) {
-                let failure = try worker.process(photo, work[pending[position]])
-                onEvent(.finished(photo, error: failure?.description))
+                onEvent(.finished(try worker.process(photo, work[pending[position]])))
             } catch {
                 stop.set(error)
             }
         }
+        let current = Set(photos.map(\.path))
         if job.prune, stop.error == nil {
-            let pruned = records.prune(keeping: Set(photos.map(\.path)))
+            let pruned = records.prune(keeping: current)
             report.pruned = pruned.removed
             report.warnings += pruned.warnings
+        } else if !job.prune {
+            report.orphans = records.orphans(keeping: current)
         }
         do {
             try records.save()

@@ -3,6 +3,9 @@ import Foundation
 /// What a run did, in input order. `--json` prints this.
 public struct FolderReport: Sendable, Codable {
     public var outputFolder: String
+    /// Where thumbnails are: the output folder, or its subfolder for `prepare --thumbs`. Thumbnail
+    /// paths are relative to it.
+    public var thumbnailFolder: String?
     /// Upload images written this run, and those that were already current.
     public var written: [Manifest.Output] = []
     public var upToDate: [Manifest.Output] = []
@@ -12,8 +15,10 @@ public struct FolderReport: Sendable, Codable {
     public var failed: [Manifest.Failure] = []
     /// Sources a dry run would process.
     public var wouldProcess: [String] = []
-    /// Thumbnail files removed by `prune` (or that a dry run would remove), relative to the output folder.
+    /// Files removed by `prune` (or that a dry run would remove), relative to the output folder.
     public var pruned: [String] = []
+    /// Without `prune`: files of photos or settings no longer current, left in place.
+    public var orphans: [String] = []
     public var warnings: [String] = []
     public var elapsedSeconds = 0.0
     /// The process's peak memory, filled in by callers that can measure it (the CLI).
@@ -27,7 +32,7 @@ public struct FolderReport: Sendable, Codable {
     public var succeeded: Bool { failed.isEmpty && stopped == nil }
 
     enum CodingKeys: String, CodingKey {
-        case outputFolder, written, upToDate, thumbnailsWritten, thumbnailsUpToDate, failed, wouldProcess, pruned
+        case outputFolder, thumbnailFolder, written, upToDate, thumbnailsWritten, thumbnailsUpToDate, failed, wouldProcess, pruned, orphans
         case warnings, elapsedSeconds, peakMemoryBytes, stopped, notProcessed
     }
 }

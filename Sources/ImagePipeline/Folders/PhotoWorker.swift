@@ -13,13 +13,14 @@ struct PhotoWorker: Sendable {
     let records: Records
     let folder: String
 
-    /// Returns the photo's own error when it failed; throws only what stops the whole run.
-    func process(_ photo: SourcePhoto, _ work: PhotoWork) throws(ImagePipelineError) -> ImagePipelineError? {
+    /// What became of the photo, its own error included; throws only what stops the whole run.
+    func process(_ photo: SourcePhoto, _ work: PhotoWork) throws(ImagePipelineError) -> PhotoOutcome {
+        var outcome = PhotoOutcome(photo: photo)
         // Fingerprint before reading, so a photo replaced mid-run is redone next time.
         guard let fingerprint = SourceFingerprint.of(photo.path) else {
-            let error = ImagePipelineError.sourceUnreadable(errno: ENOENT)
-            records.recordFailure(photo, error)
-            return error
+            outcome.error = .sourceUnreadable(errno: ENOENT)
+            records.recordFailure(photo, .sourceUnreadable(errno: ENOENT))
+            return outcome
         }
         do {
             let decoded = try decode(photo.path, work)
@@ -27,27 +28,30 @@ struct PhotoWorker: Sendable {
                 let image = try ImagePreparer(options: options).encode(decoded, stem: photo.outputStem)
                 let relative = photo.outputPath(extension: image.format.fileExtension)
                 try AtomicFile.write(image.data, to: relative, in: folder)
-                try records.recordOutput(Manifest.Output(
+                let output = Manifest.Output(
                     source: photo.path, sourceFingerprint: fingerprint, settingsFingerprint: options.fingerprint,
                     output: relative, bytes: image.byteCount, width: image.width, height: image.height,
                     format: image.format, quality: image.quality, encodes: image.encodes,
-                    warnings: image.warnings.isEmpty ? nil : image.warnings))
+                    warnings: image.warnings.isEmpty ? nil : image.warnings)
+                try records.recordOutput(output)
+                outcome.output = output
             }
             if work.thumbnails, let options = job.thumbnails {
                 let made = try ThumbnailMaker(options: options).make(from: decoded, stemPath: photo.outputPath(extension: "").dropLast().description)
                 for (thumbnail, data) in made {
-                    try AtomicFile.write(data, to: thumbnail.path, in: folder)
+                    try AtomicFile.write(data, to: (job.thumbnailSubfolder as NSString).appendingPathComponent(thumbnail.path), in: folder)
                 }
+                outcome.thumbnails = made.map(\.0)
                 try records.recordThumbnails(ThumbnailIndex.Entry(
                     source: photo.path, sourceFingerprint: fingerprint, settingsFingerprint: options.fingerprint,
-                    product: photo.product, thumbnails: made.map(\.0)))
+                    product: photo.product, thumbnails: outcome.thumbnails))
             }
-            return nil
         } catch {
             if case .outputUnavailable = error { throw error }
             records.recordFailure(photo, error)
-            return error
+            outcome.error = error
         }
+        return outcome
     }
 
     /// One decode, as large as the largest output needs and no larger. A photo must pass the pixel

@@ -22,11 +22,29 @@ public struct ProductScanner: Sendable {
 
     public init() {}
 
-    public func scan(_ inputs: [String]) -> Scan {
+    /// Scans `inputs`. Anything given twice (the same folder, a file, a file inside a folder also
+    /// given) is used once, and the output folder is never read as input, wherever it lies.
+    public func scan(_ inputs: [String], excluding outputFolder: String? = nil) -> Scan {
         var scan = Scan(products: [], unreadable: [], warnings: [])
         var loose: [String] = []
         var usedProductNames: Set<String> = []
-        func addProduct(name: String, folder: String, files: [String]) {
+        let excluded = outputFolder.flatMap(FileStatus.realPath)
+        var seenFolders: Set<String> = [], seenFiles: Set<String> = []
+        func isExcluded(_ folder: String) -> Bool {
+            guard let excluded, let real = FileStatus.realPath(folder) else { return false }
+            return real == excluded || real.hasPrefix(excluded + "/")
+        }
+        /// The files not taken yet, by their real path.
+        func unseen(_ files: [String], input: String) -> [String] {
+            files.filter { file in
+                let fresh = seenFiles.insert(FileStatus.realPath(file) ?? file).inserted
+                if !fresh { scan.warnings.append("\(input): \((file as NSString).lastPathComponent) is already among the inputs; used once") }
+                return fresh
+            }
+        }
+        func addProduct(name: String, folder: String, files: [String], input: String) {
+            let files = unseen(files, input: input)
+            guard !files.isEmpty else { return }
             var unique = Self.safeName(name)
             var counter = 2
             while usedProductNames.contains(unique.lowercased()) { unique = "\(Self.safeName(name))-\(counter)"; counter += 1 }
@@ -40,26 +58,46 @@ public struct ProductScanner: Sendable {
                 scan.unreadable.append((input, .sourceUnreadable(errno: ENOENT)))
                 continue
             }
-            guard isDirectory.boolValue else { loose.append(path); continue }
+            guard isDirectory.boolValue else {
+                loose += unseen([path], input: input)
+                continue
+            }
+            guard seenFolders.insert(FileStatus.realPath(path) ?? path).inserted else {
+                scan.warnings.append("\(input): given more than once; used once")
+                continue
+            }
+            guard !isExcluded(path) else {
+                scan.warnings.append("\(input): is the output folder or inside it; not read as input")
+                continue
+            }
             guard let listing = Self.listing(path) else {
                 scan.unreadable.append((input, .sourceUnreadable(errno: EACCES)))
                 continue
             }
-            let before = scan.products.count
-            if !listing.photos.isEmpty {
-                addProduct(name: (path as NSString).lastPathComponent, folder: path, files: listing.photos)
-            }
-            for folder in listing.folders {
-                if let sub = Self.listing(folder), !sub.photos.isEmpty {
-                    addProduct(name: (folder as NSString).lastPathComponent, folder: folder, files: sub.photos)
+            var found = !listing.photos.isEmpty
+            addProduct(name: (path as NSString).lastPathComponent, folder: path, files: listing.photos, input: input)
+            // A folder of thumbnails (it has a thumbs.json) is this tool's output, not a product.
+            for folder in listing.folders where !isExcluded(folder) && !Self.holdsThumbnails(folder) {
+                guard let sub = Self.listing(folder) else { continue }
+                found = found || !sub.photos.isEmpty
+                addProduct(name: (folder as NSString).lastPathComponent, folder: folder, files: sub.photos, input: input)
+                let nested = sub.folders.filter { !(Self.listing($0)?.photos.isEmpty ?? true) }
+                if !nested.isEmpty {
+                    let names = nested.map { ($0 as NSString).lastPathComponent }.joined(separator: ", ")
+                    let shown = (input as NSString).appendingPathComponent((folder as NSString).lastPathComponent)
+                    scan.warnings.append("\(shown): photos in its subfolders (\(names)) are not read; a product is one folder of photos")
                 }
             }
-            if scan.products.count == before { scan.warnings.append("\(input): no photos found") }
+            if !found { scan.warnings.append("\(input): no photos found") }
         }
         if !loose.isEmpty {
             scan.products.insert(ProductPhotos(name: "", folder: nil, photos: Self.photos(loose, product: "")), at: 0)
         }
         return scan
+    }
+
+    private static func holdsThumbnails(_ folder: String) -> Bool {
+        FileManager.default.fileExists(atPath: (folder as NSString).appendingPathComponent(ThumbnailIndex.fileName))
     }
 
     private static func absolute(_ path: String) -> String {

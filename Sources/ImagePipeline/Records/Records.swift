@@ -8,6 +8,8 @@ import Foundation
 final class Records: @unchecked Sendable {
     private let lock = NSLock()
     private let folder: String
+    /// Where the thumbnails and their index are: `folder` or a subfolder of it.
+    private let thumbnailFolder: String
     private let job: FolderJob
     private let journal: RecordJournal
     private var settings: PrepareOptions?
@@ -25,10 +27,11 @@ final class Records: @unchecked Sendable {
 
     init(folder: String, job: FolderJob) {
         self.folder = folder
+        thumbnailFolder = (folder as NSString).appendingPathComponent(job.thumbnailSubfolder)
         self.job = job
         journal = RecordJournal(folder: folder)
         let manifest = Manifest.load(from: folder)
-        let index = ThumbnailIndex.load(from: folder)
+        let index = ThumbnailIndex.load(from: thumbnailFolder)
         settings = job.prepare
         thumbnailSettings = job.thumbnails ?? index?.settings
         keepsIndex = job.thumbnails != nil || index != nil
@@ -56,7 +59,7 @@ final class Records: @unchecked Sendable {
             if let settings = job.thumbnails {
                 work.thumbnails = force || !(thumbnails[photo.path].map {
                     $0.sourceFingerprint == fingerprint && $0.settingsFingerprint == settings.fingerprint
-                        && $0.thumbnails.allSatisfy { hasFile($0.path, bytes: $0.bytes) }
+                        && $0.thumbnails.allSatisfy { hasFile(thumbnailPath($0.path), bytes: $0.bytes) }
                 } ?? false)
             }
             return work
@@ -65,6 +68,11 @@ final class Records: @unchecked Sendable {
 
     private func hasFile(_ relative: String, bytes: Int) -> Bool {
         (try? FileStatus.of((folder as NSString).appendingPathComponent(relative)).get())?.size == bytes
+    }
+
+    /// A thumbnail's path (relative to its index) relative to the output folder.
+    private func thumbnailPath(_ relative: String) -> String {
+        (job.thumbnailSubfolder as NSString).appendingPathComponent(relative)
     }
 
     func recordOutput(_ output: Manifest.Output) throws(ImagePipelineError) {
@@ -84,6 +92,11 @@ final class Records: @unchecked Sendable {
             try? journal.append(.failure(source: photo.path, error: error.description, kind: error.code))
             apply(.failure(source: photo.path, error: error.description, kind: error.code))
         }
+    }
+
+    /// An input that could not be read at all, kept in the manifest's failures with the others.
+    func recordInputFailure(_ failure: Manifest.Failure) {
+        lock.withLock { failures[failure.source] = failure }
     }
 
     private func record(_ entry: RecordJournal.Entry) throws(ImagePipelineError) {
@@ -121,27 +134,43 @@ final class Records: @unchecked Sendable {
             var index = ThumbnailIndex(settings: thumbnailSettings)
             index.sources = thumbnails.values.sorted { ProductScanner.inNaturalOrder($0.source, $1.source) }
             index.variantNames = variantNames
-            try index.save(to: folder)
+            try AtomicFile.makeFolders(thumbnailFolder)
+            try index.save(to: thumbnailFolder)
         }
         journal.remove()
     }
 
-    /// Thumbnail files that should not exist: those of sources that are gone (deleted, or no longer
-    /// among the inputs of a run over the same folders), and thumbnail-named files no entry lists
-    /// (variants dropped from the settings). Upload images in the manifest are never touched.
+    /// Files this folder made that should not exist now: upload images and thumbnails of sources that
+    /// are gone (deleted, or no longer among the inputs of a run over the same folders), thumbnails of
+    /// variants, scales or a format no longer configured, and thumbnail-named files no entry lists.
+    /// Only the kinds of output this job makes are considered.
     func orphans(keeping current: Set<String>) -> [String] {
         lock.withLock { orphansLocked(keeping: current) }
     }
 
-    private func orphansLocked(keeping current: Set<String>) -> [String] {
-        let kept = thumbnails.values.filter { current.contains($0.source) || FileManager.default.fileExists(atPath: $0.source) }
-        let protected = Set(kept.flatMap { $0.thumbnails.map(\.path) })
-            .union((settings != nil ? Array(outputs.values) : Manifest.load(from: folder)?.outputs ?? []).map(\.output))
-        return Self.thumbnailFiles(in: folder, variants: variantNames)
-            .filter { !protected.contains($0) }.sorted(by: ProductScanner.inNaturalOrder)
+    private func isGone(_ source: String, _ current: Set<String>) -> Bool {
+        !current.contains(source) && !FileManager.default.fileExists(atPath: source)
     }
 
-    /// Removes the orphans; returns those removed and a warning for each that could not be.
+    private func orphansLocked(keeping current: Set<String>) -> [String] {
+        var orphans: [String] = []
+        let uploads = (settings != nil ? Array(outputs.values) : Manifest.load(from: folder)?.outputs ?? [])
+        if job.prepare != nil {
+            orphans += uploads.filter { isGone($0.source, current) }.map(\.output)
+        }
+        if let wanted = job.thumbnails {
+            let made = Set(wanted.sizes.map { "\($0.variant)@\($0.scale)x.\(wanted.format.fileExtension)" })
+            let kept = thumbnails.values.filter { !isGone($0.source, current) }.flatMap(\.thumbnails)
+                .filter { made.contains("\($0.variant)@\($0.scale)x.\(($0.path as NSString).pathExtension)") }
+            let protected = Set(kept.map { thumbnailPath($0.path) }).union(uploads.map(\.output))
+            orphans += Self.thumbnailFiles(in: thumbnailFolder, variants: variantNames).map(thumbnailPath)
+                .filter { !protected.contains($0) }
+        }
+        return orphans.sorted(by: ProductScanner.inNaturalOrder)
+    }
+
+    /// Removes the orphans and their entries; returns those removed and a warning for each that
+    /// could not be.
     func prune(keeping current: Set<String>) -> (removed: [String], warnings: [String]) {
         lock.withLock {
             var removed: [String] = [], warnings: [String] = []
@@ -152,7 +181,8 @@ final class Records: @unchecked Sendable {
                     warnings.append("could not prune \(path): \(ImagePipelineError.text(errno: errno))")
                 }
             }
-            thumbnails = thumbnails.filter { current.contains($0.key) || FileManager.default.fileExists(atPath: $0.key) }
+            if job.prepare != nil { outputs = outputs.filter { !isGone($0.key, current) } }
+            if job.thumbnails != nil { thumbnails = thumbnails.filter { !isGone($0.key, current) } }
             return (removed, warnings)
         }
     }

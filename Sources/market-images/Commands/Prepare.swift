@@ -19,7 +19,7 @@ struct Prepare: ParsableCommand {
           market-images prepare ~/Pictures/listing --out ready
           market-images prepare products/ --out ready --max-bytes 250000 --json
           market-images prepare IMG_0001.HEIC IMG_0002.HEIC --out ready --format png
-          market-images prepare products/ --out ready --thumbs --scales 2,3
+          market-images prepare products/ --out ready --thumbs
         """
     )
 
@@ -42,13 +42,11 @@ struct Prepare: ParsableCommand {
 
     func run() throws {
         let thumbnailOptions = thumbs ? try thumbnails.options(format: thumbFormat, quality: thumbQuality, maxPixels: image.maxPixels) : nil
-        try folder.execute(folder.job(prepare: image.prepareOptions, thumbnails: thumbnailOptions)) { report in
-            report.written.map(Self.describe)
-        }
+        var job = folder.job(prepare: image.prepareOptions, thumbnails: thumbnailOptions)
+        // Thumbnails apart from the upload images, so a product folder can be registered as it is.
+        if thumbs { job.thumbnailSubfolder = Self.thumbnailSubfolder }
+        try folder.execute(job)
     }
 
-    static func describe(_ output: Manifest.Output) -> String {
-        let quality = output.quality.map { "Q\($0)" } ?? output.format.rawValue.uppercased()
-        return "\(output.output)  \(output.width)×\(output.height)  \(quality)  \(output.bytes) bytes  (\(output.encodes) encode\(output.encodes == 1 ? "" : "s"))"
-    }
+    static let thumbnailSubfolder = "thumbnails"
 }

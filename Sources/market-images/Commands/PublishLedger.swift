@@ -15,11 +15,40 @@ struct PublishLedger: Codable {
         var at: Date
     }
 
-    /// Keyed by "server base URL|folder name".
+    /// Keyed by "server identity|folder name".
     var entries: [String: Entry] = [:]
 
     static func key(server: URL, folder: String) -> String {
-        server.absoluteString + "|" + (folder as NSString).lastPathComponent
+        identity(of: server) + "|" + (folder as NSString).lastPathComponent
+    }
+
+    /// One server however its URL is spelled: `http://Host:80/`, `http://host` and, for loopback,
+    /// `localhost`, `127.0.0.1` and `[::1]` are the same server, so a rerun never lists a product again
+    /// because the URL was typed differently.
+    static func identity(of server: URL) -> String {
+        let scheme = server.scheme?.lowercased() ?? "https"
+        var host = server.host?.lowercased() ?? ""
+        if host.hasSuffix(".") { host.removeLast() }
+        if ["localhost", "::1", "[::1]", "0:0:0:0:0:0:0:1"].contains(host) || host.hasPrefix("127.") { host = "localhost" }
+        let defaultPort = scheme == "https" ? 443 : 80
+        let port = server.port.flatMap { $0 == defaultPort ? nil : ":\($0)" } ?? ""
+        var path = server.path
+        while path.hasSuffix("/") { path.removeLast() }
+        return "\(scheme)://\(host)\(port)\(path)"
+    }
+
+    /// Entries written under an older key spelling, moved to today's: a registered entry wins over
+    /// a pending one for the same product.
+    private mutating func rekey() {
+        var rekeyed: [String: Entry] = [:]
+        for (key, entry) in entries {
+            guard let bar = key.lastIndex(of: "|") else { continue }
+            let server = String(key[..<bar])
+            let newKey = (URL(string: server).map(Self.identity(of:)) ?? server) + key[bar...]
+            if let existing = rekeyed[newKey], existing.state == .registered { continue }
+            rekeyed[newKey] = entry
+        }
+        entries = rekeyed
     }
 
     static func load(from folder: String) throws -> PublishLedger {
@@ -28,7 +57,9 @@ struct PublishLedger: Codable {
         let decoder = JSONDecoder()
         decoder.dateDecodingStrategy = .iso8601
         do {
-            return try decoder.decode(PublishLedger.self, from: Data(contentsOf: url))
+            var ledger = try decoder.decode(PublishLedger.self, from: Data(contentsOf: url))
+            ledger.rekey()
+            return ledger
         } catch {
             // A damaged ledger must stop publishing: guessing could list products twice.
             throw PublishLedgerError.unreadable(url.path)

@@ -34,9 +34,6 @@ struct Thumbs: ParsableCommand {
     @Option(help: "Refuse sources with more pixels than this, read from the header before decoding.")
     var maxPixels = PrepareOptions().maxPixels
 
-    @Flag(help: "Remove thumbnails of photos that are gone and of variants no longer made.")
-    var prune = false
-
     @Flag(help: "List what would be made and pruned; change nothing.")
     var dryRun = false
 
@@ -45,18 +42,8 @@ struct Thumbs: ParsableCommand {
     }
 
     func run() throws {
-        let options = try thumbnails.options(format: format, quality: quality, maxPixels: maxPixels)
-        var job = folder.job(prepare: nil, thumbnails: options)
-        job.prune = prune
+        var job = folder.job(prepare: nil, thumbnails: try thumbnails.options(format: format, quality: quality, maxPixels: maxPixels))
         job.dryRun = dryRun
-        try folder.execute(job) { report in
-            if dryRun {
-                return report.wouldProcess.map { "would make thumbnails of \(Terminal.display($0))" }
-                    + report.pruned.map { "would prune \($0)" }
-            }
-            return report.thumbnailsWritten.flatMap { entry in
-                entry.thumbnails.map { "\($0.path)  \($0.width)×\($0.height)  \($0.bytes) bytes" }
-            } + report.pruned.map { "pruned \($0)" }
-        }
+        try folder.execute(job)
     }
 }

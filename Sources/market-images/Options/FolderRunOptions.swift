@@ -11,11 +11,14 @@ struct FolderRunOptions: ParsableArguments {
     @Option(name: .shortAndLong, help: "Output folder (created if missing).")
     var out: String
 
-    @Option(name: .shortAndLong, help: "Photos processed in parallel (default: number of cores).")
-    var jobs = ProcessInfo.processInfo.activeProcessorCount
+    @Option(name: .shortAndLong, help: "Photos processed in parallel (default: the number of cores).")
+    var jobs: Int?
 
     @Flag(help: "Redo every photo even if its outputs are up to date.")
     var force = false
+
+    @Flag(help: "Remove outputs of photos that are gone and of settings no longer used.")
+    var prune = false
 
     @Flag(help: "Print a machine-readable summary on standard output.")
     var json = false
@@ -25,59 +28,122 @@ struct FolderRunOptions: ParsableArguments {
 
     func validate() throws {
         let range = FolderJob.jobsRange
-        guard range.contains(jobs) else { throw ValidationError("--jobs must be \(range.lowerBound)–\(range.upperBound)") }
+        if let jobs, !range.contains(jobs) { throw ValidationError("--jobs must be \(range.lowerBound)–\(range.upperBound)") }
+        var isFolder: ObjCBool = false
+        if FileManager.default.fileExists(atPath: out, isDirectory: &isFolder), !isFolder.boolValue {
+            throw ValidationError("--out \(Terminal.display(out)) is a file; give a folder for the outputs")
+        }
+        // Outputs written next to their sources would be read back as photos on the next run.
+        let output = URL(fileURLWithPath: out).resolvingSymlinksInPath().standardizedFileURL.path
+        for input in inputs where FileManager.default.isDirectory(input) {
+            let folder = URL(fileURLWithPath: input).resolvingSymlinksInPath().standardizedFileURL.path
+            if folder == output || folder.hasPrefix(output + "/") {
+                throw ValidationError("--out \(Terminal.display(out)) is the input folder \(Terminal.display(input)) or holds it; "
+                    + "choose a folder of its own, e.g. --out \(Terminal.display((folder as NSString).lastPathComponent))-ready")
+            }
+        }
     }
 
     func job(prepare: PrepareOptions?, thumbnails: ThumbnailOptions?) -> FolderJob {
         var job = FolderJob(inputs: inputs, outputFolder: out, prepare: prepare, thumbnails: thumbnails)
-        job.jobs = jobs
+        job.jobs = jobs ?? ProcessInfo.processInfo.activeProcessorCount
         job.force = force
-        job.photosPerProductLimit = ImageRules().countRange.upperBound
+        job.prune = prune
+        // The server's limit concerns upload images, not thumbnails.
+        if prepare != nil { job.photosPerProductLimit = ImageRules().countRange.upperBound }
         return job
     }
 
-    /// Runs the job with a progress display, reports problems on stderr and results on stdout, and
-    /// exits 1 when any input failed.
-    func execute(_ job: FolderJob, describe: (FolderReport) -> [String]) throws {
-        let stderr = Terminal.standardError
+    /// Runs the job with a progress display and reports as photos finish: each result on stdout and
+    /// each failure on stderr at once (not at the end, so a pipe sees them stream), then warnings and
+    /// a summary. Exits 1 when any input failed.
+    func execute(_ job: FolderJob) throws {
+        let stderr = Terminal.standardError, stdout = Terminal.standardOutput
         let progress = ProgressDisplay(enabled: !quiet && !job.dryRun)
+        let json = self.json
+        let reported = ReportedSources()
         var report = try FolderProcessor(job: job).run { event in
             switch event {
-            case .planned(let pending, _): progress.start(total: pending)
-            case .finished(_, let error): progress.advance(failed: error != nil)
+            case .planned(let pending, _):
+                progress.start(total: pending)
+            case .finished(let outcome):
+                progress.advance(failed: outcome.error != nil) {
+                    if let error = outcome.error {
+                        reported.insert(outcome.photo.path)
+                        stderr.error("\(Terminal.display(outcome.photo.path)): \(error.message)")
+                    } else if !json {
+                        for line in Self.lines(outcome, thumbnailSubfolder: job.thumbnailSubfolder) { stdout.write(line + "\n") }
+                    }
+                }
             }
         }
         progress.finish()
         report.peakMemoryBytes = ResourceUsage.peakResidentBytes()
 
-        for warning in report.warnings { stderr.warning(warning) }
         // The library's sentences, with what to do about them in this tool's terms.
         for index in report.failed.indices { report.failed[index].error = report.failed[index].message }
         if let cause = report.stopCause { report.stopped = "\(cause.message); \(report.notProcessed) photo(s) not processed" }
-        for failure in report.failed { stderr.error("\(Terminal.display(failure.source)): \(failure.error)") }
+        // Inputs that could not be read at all never reached a worker: report them here.
+        for failure in report.failed where !reported.contains(failure.source) {
+            stderr.error("\(Terminal.display(failure.source)): \(failure.error)")
+        }
+        for warning in report.warnings { stderr.warning(Terminal.display(warning)) }
+        if !report.orphans.isEmpty {
+            stderr.warning("\(count(report.orphans.count, "file")) of photos or settings no longer used remain in "
+                + "\(Terminal.display(report.outputFolder)); --prune removes them")
+        }
         if let stopped = report.stopped { stderr.error("stopped: \(stopped)") }
         if json {
             try printJSON(report)
         } else {
-            for line in describe(report) { Terminal.standardOutput.write(line + "\n") }
+            if job.dryRun {
+                for source in report.wouldProcess { stdout.write("would process \(Terminal.display(source))\n") }
+                for path in report.pruned { stdout.write("would prune \(Terminal.display(path))\n") }
+            } else {
+                for path in report.pruned { stdout.write("pruned \(Terminal.display(path))\n") }
+            }
             stderr.write(Self.summary(report, job) + "\n")
         }
         if !report.succeeded { throw ExitCode.failure }
     }
 
+    /// A line per file written for one photo, paths relative to the output folder.
+    static func lines(_ outcome: PhotoOutcome, thumbnailSubfolder: String) -> [String] {
+        var lines: [String] = []
+        if let output = outcome.output {
+            let quality = output.quality.map { "Q\($0)" } ?? output.format.rawValue.uppercased()
+            lines.append("\(Terminal.display(output.output))  \(output.width)×\(output.height)  \(quality)  \(output.bytes) bytes  "
+                + "(\(count(output.encodes, "encode")))")
+        }
+        for thumbnail in outcome.thumbnails {
+            let path = (thumbnailSubfolder as NSString).appendingPathComponent(thumbnail.path)
+            lines.append("\(Terminal.display(path))  \(thumbnail.width)×\(thumbnail.height)  \(thumbnail.bytes) bytes")
+        }
+        return lines
+    }
+
     static func summary(_ report: FolderReport, _ job: FolderJob) -> String {
         var parts: [String] = []
         if job.dryRun {
-            parts.append("dry run: \(report.wouldProcess.count) to process")
-            if job.prune { parts.append("\(report.pruned.count) to prune") }
+            parts.append("dry run: \(count(report.wouldProcess.count, "photo")) to process")
+            if job.prune { parts.append("\(count(report.pruned.count, "file")) to prune") }
         } else {
             if job.prepare != nil { parts += ["\(report.written.count) written", "\(report.upToDate.count) up to date"] }
             if job.thumbnails != nil {
-                parts += ["thumbnails for \(report.thumbnailsWritten.count) photos", "\(report.thumbnailsUpToDate) up to date"]
+                parts += ["thumbnails for \(count(report.thumbnailsWritten.count, "photo"))", "\(report.thumbnailsUpToDate) up to date"]
             }
             if job.prune { parts.append("\(report.pruned.count) pruned") }
         }
         if !report.failed.isEmpty { parts.append("\(report.failed.count) failed") }
         return parts.joined(separator: ", ") + " → \(Terminal.display(report.outputFolder))"
     }
+}
+
+/// Sources whose failure was already printed as it happened.
+private final class ReportedSources: @unchecked Sendable {
+    private let lock = NSLock()
+    private var sources: Set<String> = []
+
+    func insert(_ source: String) { _ = lock.withLock { sources.insert(source) } }
+    func contains(_ source: String) -> Bool { lock.withLock { sources.contains(source) } }
 }

@@ -48,7 +48,7 @@ struct ServerOptions: ParsableArguments {
     var baseURL: URL {
         get throws {
             guard let server else { return try resolvedDialect.defaultBaseURL }
-            guard let url = URL(string: server), url.scheme == "http" || url.scheme == "https", url.host != nil else {
+            guard let url = URL(string: server), ["http", "https"].contains(url.scheme?.lowercased()), url.host != nil else {
                 throw ValidationError("--server must be an http(s) URL, e.g. https://openmarket.yagom-academy.kr")
             }
             return url

@@ -25,11 +25,15 @@ final class ProgressDisplay: @unchecked Sendable {
         }
     }
 
-    func advance(failed didFail: Bool) {
+    /// Counts one photo done; `print` writes its lines with the progress line cleared first, so
+    /// results and the display never share a line.
+    func advance(failed didFail: Bool, print: () -> Void = {}) {
         lock.withLock {
             done += 1
             if didFail { failed += 1 }
-            draw(force: done == total)
+            if enabled, total > 0 { terminal.write("\r\u{1B}[2K") }
+            print()
+            draw(force: true)
         }
     }
 

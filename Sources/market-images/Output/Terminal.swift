@@ -45,3 +45,8 @@ func printJSON<T: Encodable>(_ value: T) throws {
     encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
     Terminal.standardOutput.write(String(decoding: try encoder.encode(value), as: UTF8.self) + "\n")
 }
+
+/// "1 photo", "3 photos".
+func count(_ number: Int, _ noun: String) -> String {
+    "\(number) \(noun)\(number == 1 ? "" : "s")"
+}
