@@ -37,7 +37,10 @@ public struct OpenMarketRequest: Sendable {
         var lines = ["\(method) \(url.absoluteString)"]
         var allHeaders = headers
         if let contentType { allHeaders.append(("Content-Type", contentType)) }
-        allHeaders.append(("Content-Length", String(bodyData.count)))
+        // The length of a body that carries a secret would tell the secret's length.
+        let bytes = bodyData
+        let holdsSecret = credentials?.secrets.contains { !$0.isEmpty && bytes.range(of: Data($0.utf8)) != nil } ?? false
+        allHeaders.append(("Content-Length", holdsSecret && !showSecrets ? "<redacted>" : String(bytes.count)))
         lines += allHeaders.map { "\($0.name): \($0.value)" }
         lines.append("")
         switch body {

@@ -41,8 +41,8 @@ public struct ProductDraft: Sendable, Equatable, Codable {
 
     /// Every rule the draft breaks for `dialect`, each a sentence.
     public func problems(for dialect: Dialect) -> [String] {
-        var problems = FieldRules(name: name, description: description, price: price, stock: stock,
-                                     discountedPrice: discountedPrice).problems(for: dialect)
+        var problems = FieldRules(name: name, description: description, price: price, currency: currency, stock: stock,
+                                  discountedPrice: discountedPrice).problems(for: dialect)
         if dialect == .items && name.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty {
             problems.append("name must not be empty")
         }
@@ -84,8 +84,8 @@ public struct ProductChange: Sendable, Equatable {
     }
 
     public func problems(for dialect: Dialect) -> [String] {
-        var problems = FieldRules(name: name, description: description, price: price, stock: stock,
-                                     discountedPrice: discountedPrice).problems(for: dialect)
+        var problems = FieldRules(name: name, description: description, price: price, currency: currency, stock: stock,
+                                  discountedPrice: discountedPrice).problems(for: dialect)
         if thumbnailID != nil && dialect == .items { problems.append("the items (G1) server has no thumbnail_id") }
         return problems
     }
@@ -96,6 +96,7 @@ private struct FieldRules {
     var name: String?
     var description: String?
     var price: Double?
+    var currency: Currency?
     var stock: Int?
     var discountedPrice: Double?
 
@@ -110,6 +111,14 @@ private struct FieldRules {
             }
         }
         if let price, !(price >= 0 && price.isFinite) { problems.append("price must be 0 or more") }
+        // The won has no minor unit: 12000.5 KRW is a typo, not a price.
+        if currency == .KRW {
+            for (field, value) in [("price", price), ("discounted price", discountedPrice)] {
+                if let value, value.isFinite, value.rounded() != value {
+                    problems.append("\(field) \(Self.format(value)) KRW must be a whole number of won")
+                }
+            }
+        }
         if let stock, stock < 0 { problems.append("stock must be 0 or more") }
         if let discountedPrice {
             if !(discountedPrice >= 0 && discountedPrice.isFinite) { problems.append("discounted price must be 0 or more") }

@@ -15,11 +15,13 @@ struct MarketImages: AsyncParsableCommand {
           market-images prepare photos/ --out ready/
           market-images thumbs photos/ --out thumbs/
           market-images inspect photos/sku-123/IMG_0001.HEIC
-          market-images register photos/sku-123 --name "Ceramic mug" --description "Hand-thrown, 350 ml" --price 12000
+          market-images register photos/sku-123 --name "Ceramic mug" \\
+              --description "Hand-thrown, 350 ml" --price 12000 --stock 3
           market-images publish products/
 
         Exit status: 0 all good, 1 some inputs failed, 2 usage error.
         """,
+        version: "0.5.0",
         subcommands: [Prepare.self, Thumbs.self, Inspect.self, Register.self, Edit.self, Attach.self, Publish.self]
     )
 

@@ -51,12 +51,42 @@ final class CommandLineTests: XCTestCase {
         XCTAssertEqual(try runTool(["frobnicate"]).status, 2)
     }
 
-    func testEveryCommandsHelpHasExamples() throws {
-        for command in [[], ["prepare"], ["thumbs"], ["inspect"]] {
-            let help = try runTool(command + ["--help"])
-            XCTAssertEqual(help.status, 0)
-            XCTAssertTrue(help.stdout.contains("EXAMPLES:"), "\(command)")
+    /// Every command's help has examples whose lines are whole (a long one continues with `\`, never
+    /// wraps mid-argument), and every option `--help` lists is in the README's section for it.
+    func testHelpExamplesAreWholeAndTheReadmeListsEveryOption() throws {
+        let readme = try String(contentsOf: Fixture.root.deletingLastPathComponent().deletingLastPathComponent()
+            .appendingPathComponent("README.md"), encoding: .utf8)
+        func section(_ heading: String) -> Substring {
+            let start = readme.range(of: "### " + heading)!.upperBound
+            let rest = readme[start...]
+            return rest[..<(rest.range(of: "\n### ")?.lowerBound ?? rest.endIndex)]
         }
+        let sections = ["prepare": "prepare", "thumbs": "thumbs", "inspect": "inspect", "register": "register, edit, attach, publish",
+                        "edit": "register, edit, attach, publish", "attach": "register, edit, attach, publish",
+                        "publish": "register, edit, attach, publish"]
+        for command in [""] + sections.keys.sorted() {
+            let help = try runTool((command.isEmpty ? [] : [command]) + ["--help"])
+            XCTAssertEqual(help.status, 0)
+            let lines = help.stdout.components(separatedBy: "\n")
+            let examples = lines.drop { $0 != "EXAMPLES:" }.dropFirst().prefix { !$0.hasPrefix("USAGE:") && !$0.hasPrefix("Exit status") }
+                .filter { !$0.isEmpty }
+            XCTAssertFalse(examples.isEmpty, "\(command) has examples")
+            for (index, line) in examples.enumerated() {
+                let continues = index > 0 && examples[examples.index(examples.startIndex, offsetBy: index - 1)].hasSuffix(" \\")
+                XCTAssertTrue(line.hasPrefix(continues ? "      " : "  market-images "), "\(command): a wrapped example line: \(line)")
+            }
+            guard let heading = sections[command] else { continue }
+            let options = Set(lines.drop { $0 != "OPTIONS:" }.compactMap { line -> String? in
+                guard let match = line.range(of: #"^  (-[a-z], )?--[a-z][a-z0-9-]*"#, options: .regularExpression) else { return nil }
+                return String(line[match].split(separator: " ").last!)
+            }).subtracting(["--help", "--version"])
+            XCTAssertFalse(options.isEmpty)
+            let text = section(heading)
+            for option in options.sorted() where text.range(of: option + "(?![a-z-])", options: .regularExpression) == nil {
+                XCTFail("README's \"\(heading)\" section does not mention \(option), which `\(command) --help` lists")
+            }
+        }
+        XCTAssertEqual(try runTool(["--version"]).stdout.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty, false)
     }
 
     func testThumbsDryRunWritesNothingAndBadVariantIsAUsageError() throws {

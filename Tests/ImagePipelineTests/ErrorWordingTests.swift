@@ -31,7 +31,7 @@ final class ErrorWordingTests: XCTestCase {
         let folder = try temporaryFolder(self)
         let giant = try CommandLineTool.run(["inspect", Fixture.path("hostile/giant-image.jpg")])
         XCTAssertEqual(giant.status, 1)
-        XCTAssertTrue(giant.stdout.contains("refused before decoding. If the image is genuine, raise --max-pixels"), giant.stdout)
+        XCTAssertTrue(giant.stderr.contains("refused before decoding. If the image is genuine, raise --max-pixels"), giant.stderr)
         let tight = try CommandLineTool.run(["prepare", Fixture.path("photos/jolla.jpg"), "--out", folder, "--max-bytes", "2000"])
         XCTAssertEqual(tight.status, 1)
         XCTAssertTrue(tight.stderr.contains("raise --max-bytes or lower --min-quality"), tight.stderr)

@@ -45,7 +45,12 @@ final class FaultTests: FolderTestCase {
                 XCTAssertNotNil(json, "\(trial): \(name) is not valid JSON")
                 if name == records {
                     let key = records == "manifest.json" ? "outputs" : "sources"
-                    for entry in json?[key] as? [[String: Any]] ?? [] { recorded.insert(entry["source"] as? String ?? "") }
+                    // Stored relative to the folder.
+                    for entry in json?[key] as? [[String: Any]] ?? [] {
+                        let source = entry["source"] as? String ?? ""
+                        XCTAssertFalse(source.hasPrefix("/"), "\(trial): \(source) is stored absolute")
+                        recorded.insert(URL(fileURLWithPath: source, relativeTo: URL(fileURLWithPath: folder, isDirectory: true)).standardizedFileURL.path)
+                    }
                 }
             } else {
                 XCTAssertNoThrow(try readBack(data, in: root, name: "check"), "\(trial): \(name) is partial or corrupt")

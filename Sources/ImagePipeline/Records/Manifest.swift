@@ -46,4 +46,11 @@ public struct Manifest: JSONDocument, Sendable, Equatable {
     public var settings: PrepareOptions
     public var outputs: [Output] = []
     public var failures: [Failure] = []
+
+    func mappingSources(_ transform: (String) -> String) -> Manifest {
+        var copy = self
+        for index in copy.outputs.indices { copy.outputs[index].source = transform(copy.outputs[index].source) }
+        for index in copy.failures.indices { copy.failures[index].source = transform(copy.failures[index].source) }
+        return copy
+    }
 }

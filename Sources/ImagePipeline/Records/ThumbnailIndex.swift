@@ -24,6 +24,12 @@ public struct ThumbnailIndex: JSONDocument, Sendable, Equatable {
         case version, settings, sources, variantNames
     }
 
+    func mappingSources(_ transform: (String) -> String) -> ThumbnailIndex {
+        var copy = self
+        for index in copy.sources.indices { copy.sources[index].source = transform(copy.sources[index].source) }
+        return copy
+    }
+
     init(settings: ThumbnailOptions) {
         self.settings = settings
     }

@@ -14,7 +14,8 @@ struct Edit: AsyncParsableCommand {
         EXAMPLES:
           market-images edit 1234 --price 11000 --stock 3
           market-images edit 1234 --thumbnail-id 5678
-          market-images edit 77 --dialect items --password "$PW" new-front.HEIC new-side.HEIC
+          market-images edit 77 --dialect items --password "$PW" \\
+              new-front.HEIC new-side.HEIC
         """
     )
 
@@ -35,7 +36,7 @@ struct Edit: AsyncParsableCommand {
     func run() async throws {
         var change = product.change
         change.thumbnailID = thumbnailID
-        try await EditRequest(id: id, change: change, images: images, connection: connection, photos: photos).run()
+        try await EditRequest(id: id, change: change, images: images, connection: connection, photos: photos, command: "edit").run()
     }
 }
 
@@ -48,8 +49,10 @@ struct Attach: AsyncParsableCommand {
         the command explains this and sends nothing.
 
         EXAMPLES:
-          market-images attach 77 front.HEIC side.HEIC --dialect items --password "$PW"
-          market-images attach 77 photos/sku-77 --server https://camp-open-market-2.herokuapp.com --dry-run
+          market-images attach 77 front.HEIC side.HEIC --dialect items \\
+              --password "$PW"
+          market-images attach 77 photos/sku-77 --dry-run \\
+              --server https://camp-open-market-2.herokuapp.com
         """
     )
 
@@ -63,7 +66,7 @@ struct Attach: AsyncParsableCommand {
     @OptionGroup var photos: UploadPhotos
 
     func run() async throws {
-        try await EditRequest(id: id, change: ProductChange(), images: images, connection: connection, photos: photos).run()
+        try await EditRequest(id: id, change: ProductChange(), images: images, connection: connection, photos: photos, command: "attach").run()
     }
 }
 
@@ -75,6 +78,8 @@ private struct EditRequest {
     var images: [String]
     var connection: ServerOptions
     var photos: UploadPhotos
+    /// `edit` or `attach`: which command's options a message may suggest.
+    var command: String
 
     func run() async throws {
         let credentials = try connection.credentials
@@ -86,7 +91,12 @@ private struct EditRequest {
             uploads = images.isEmpty ? [] : try photos.prepare(images)
             request = try client.requests.edit(id: id, change, images: uploads, credentials: credentials)
         } catch let error as OpenMarketError {
-            Terminal.standardError.error(error.message)
+            // `attach` has no --thumbnail-id; it points at the command that does.
+            if case .unsupported = error, command == "attach" {
+                Terminal.standardError.error(error.description + " (market-images edit \(id) --thumbnail-id N)")
+            } else {
+                Terminal.standardError.error(error.message)
+            }
             throw ExitCode.failure
         }
         try await connection.perform(request, summary: { "updated product \($0.id): \($0.name)" }) { () throws(OpenMarketError) in

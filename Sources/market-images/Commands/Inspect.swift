@@ -48,12 +48,16 @@ struct Inspect: ParsableCommand {
 
     func run() throws {
         let preparer = try ImagePreparer(options: image.prepareOptions)
-        let findings = files.map { file in inspect(file, preparer) }
-        if json {
-            try printJSON(findings)
-        } else {
-            for finding in findings { Terminal.standardOutput.write(Self.render(finding)) }
+        var findings: [Finding] = []
+        for file in files {
+            let finding = inspect(file, preparer)
+            findings.append(finding)
+            guard !json else { continue }
+            // Findings on stdout as each file is done; errors on stderr, like every command's.
+            if finding.header != nil { Terminal.standardOutput.write(Self.render(finding)) }
+            if let error = finding.error { Terminal.standardError.error("\(Terminal.display(file)): \(error)") }
         }
+        if json { try printJSON(findings) }
         if findings.contains(where: { $0.error != nil }) { throw ExitCode.failure }
     }
 
@@ -107,7 +111,6 @@ struct Inspect: ParsableCommand {
             let points = curve.compactMap { key, bytes in Int(key).map { ($0, bytes) } }.sorted { $0.0 < $1.0 }
             lines.append("  bytes by Q:  " + points.map { "Q\($0.0) \($0.1)" }.joined(separator: ", "))
         }
-        if let error = finding.error { lines.append("  error:       \(error)") }
         return lines.joined(separator: "\n") + "\n"
     }
 }

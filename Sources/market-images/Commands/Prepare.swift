@@ -18,7 +18,7 @@ struct Prepare: ParsableCommand {
         EXAMPLES:
           market-images prepare ~/Pictures/listing --out ready
           market-images prepare products/ --out ready --max-bytes 250000 --json
-          market-images prepare IMG_0001.HEIC IMG_0002.HEIC --out ready --format png
+          market-images prepare IMG_0001.HEIC cutout.png --out ready --format png
           market-images prepare products/ --out ready --thumbs
         """
     )
@@ -30,7 +30,7 @@ struct Prepare: ParsableCommand {
     var thumbs = false
     @OptionGroup var thumbnails: ThumbnailArguments
 
-    @Option(help: "Thumbnail format with --thumbs: jpeg or webp.")
+    @Option(help: "Thumbnail format with --thumbs: jpeg, webp or png.")
     var thumbFormat = OutputFormat.jpeg
 
     @Option(help: "Thumbnail quality with --thumbs, 1–100.")

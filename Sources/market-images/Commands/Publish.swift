@@ -32,6 +32,15 @@ struct Publish: AsyncParsableCommand {
     @OptionGroup var connection: ServerOptions
     @OptionGroup var photos: UploadPhotos
 
+    /// One folder's outcome, for `--json`.
+    struct Outcome: Encodable {
+        enum State: String, Encodable { case registered, alreadyRegistered = "already-registered", pending, failed, dryRun = "dry-run" }
+        var folder: String
+        var state: State
+        var productID: Int?
+        var error: String?
+    }
+
     func run() async throws {
         let credentials = try connection.credentials
         let client = try connection.client()
@@ -39,17 +48,23 @@ struct Publish: AsyncParsableCommand {
         let folders = ProductScanner().scan([products]).products.compactMap(\.folder).filter { $0 != URL(fileURLWithPath: products).standardizedFileURL.path }
         guard !folders.isEmpty else { throw ValidationError("\(products) has no product folders with photos") }
         var ledger = try PublishLedger.load(from: products)
-        var failed = 0
+        let stdout = Terminal.standardOutput, stderr = Terminal.standardError
+        var outcomes: [Outcome] = []
+        func report(_ outcome: Outcome, _ text: String) {
+            outcomes.append(outcome)
+            if outcome.error != nil { stderr.error(text) } else if !connection.json { stdout.write(text + "\n") }
+        }
         for folder in folders {
             let key = PublishLedger.key(server: server, folder: folder)
             let name = Terminal.display(folder)
             switch ledger.entries[key] {
             case let entry? where entry.state == .registered:
-                Terminal.standardError.write("\(name): already registered as product \(entry.productID.map(String.init) ?? "?")\n")
+                report(Outcome(folder: folder, state: .alreadyRegistered, productID: entry.productID),
+                       "\(name): already registered as product \(entry.productID.map(String.init) ?? "?")")
                 continue
             case let entry? where entry.state == .pending && !resendPending:
-                Terminal.standardError.error("\(name): a request sent at \(entry.at) was never answered, so the server may have listed it; check, then rerun with --resend-pending")
-                failed += 1
+                let message = "a request sent at \(entry.at) was never answered, so the server may have listed it; check, then rerun with --resend-pending"
+                report(Outcome(folder: folder, state: .pending, error: message), "\(name): \(message)")
                 continue
             default:
                 break
@@ -59,27 +74,34 @@ struct Publish: AsyncParsableCommand {
                 let images = try photos.prepare([folder])
                 let request = try client.requests.register(draft, images: images, credentials: credentials)
                 if connection.dryRun {
-                    Terminal.standardOutput.write(request.rendered(credentials: credentials, showSecrets: connection.showSecrets) + "\n\n")
+                    // A dry run sends nothing and writes nothing, the ledger included.
+                    report(Outcome(folder: folder, state: .dryRun), request.rendered(credentials: credentials, showSecrets: connection.showSecrets) + "\n")
                     continue
                 }
                 ledger.entries[key] = .init(state: .pending, productID: nil, at: Date())
                 try ledger.save(to: products)
+                let product: ProductResponse
                 do {
-                    let product = try await client.register(draft, images: images, credentials: credentials)
-                    ledger.entries[key] = .init(state: .registered, productID: product.id, at: Date())
-                    Terminal.standardOutput.write("\(name): registered product \(product.id)\n")
+                    product = try await client.register(draft, images: images, credentials: credentials)
                 } catch {
-                    if !Self.mayHaveBeenListed(error) { ledger.entries[key] = nil }
-                    throw error
+                    guard Self.mayHaveBeenListed(error) else {
+                        ledger.entries[key] = nil
+                        try ledger.save(to: products)
+                        throw error
+                    }
+                    let message = "\(error.description); the server may have listed it anyway, so it is pending: check the server, then rerun with --resend-pending"
+                    report(Outcome(folder: folder, state: .pending, error: message), "\(name): \(message)")
+                    continue
                 }
+                ledger.entries[key] = .init(state: .registered, productID: product.id, at: Date())
                 try ledger.save(to: products)
+                report(Outcome(folder: folder, state: .registered, productID: product.id), "\(name): registered product \(product.id)")
             } catch {
-                Terminal.standardError.error("\(name): \(errorText(error))")
-                try ledger.save(to: products)
-                failed += 1
+                report(Outcome(folder: folder, state: .failed, error: errorText(error)), "\(name): \(errorText(error))")
             }
         }
-        if failed > 0 { throw ExitCode.failure }
+        if connection.json { try printJSON(outcomes) }
+        if outcomes.contains(where: { $0.error != nil }) { throw ExitCode.failure }
     }
 
     /// Whether the server may have created the product despite the error: only an answer that

@@ -16,8 +16,10 @@ struct Register: AsyncParsableCommand {
 
         EXAMPLES:
           market-images register photos/sku-123
-          market-images register IMG_1.HEIC IMG_2.HEIC --name "Ceramic mug" --description "Hand-thrown, 350 ml" --price 12000
-          market-images register photos/sku-123 --dialect items --server https://camp-open-market-2.herokuapp.com --dry-run
+          market-images register IMG_1.HEIC IMG_2.HEIC --name "Ceramic mug" \\
+              --description "Hand-thrown, 350 ml" --price 12000 --stock 3
+          market-images register photos/sku-123 --dry-run \\
+              --server https://camp-open-market-2.herokuapp.com
         """
     )
 

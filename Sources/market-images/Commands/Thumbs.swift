@@ -17,7 +17,8 @@ struct Thumbs: ParsableCommand {
 
         EXAMPLES:
           market-images thumbs photos/ --out thumbs
-          market-images thumbs photos/ --out thumbs --variant detail=375 --scales 1,2,3 --format webp
+          market-images thumbs photos/ --out thumbs --variant detail=375 \\
+              --scales 1,2,3 --format webp
           market-images thumbs photos/ --out thumbs --prune --dry-run
         """
     )
@@ -25,7 +26,7 @@ struct Thumbs: ParsableCommand {
     @OptionGroup var folder: FolderRunOptions
     @OptionGroup var thumbnails: ThumbnailArguments
 
-    @Option(help: "jpeg or webp.")
+    @Option(help: "jpeg, webp or png.")
     var format = OutputFormat.jpeg
 
     @Option(help: "Encoder quality, 1–100.")

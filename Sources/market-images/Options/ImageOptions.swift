@@ -3,6 +3,13 @@ import ImagePipeline
 
 extension OutputFormat: ExpressibleByArgument {}
 
+/// What the server takes, so `--help` offers nothing it would refuse.
+enum UploadFormat: String, ExpressibleByArgument, CaseIterable {
+    case jpeg, png
+
+    var outputFormat: OutputFormat { self == .png ? .png : .jpeg }
+}
+
 /// The encoding settings shared by every command that prepares images.
 struct ImageOptions: ParsableArguments {
     @Option(help: "Longest edge of the output in pixels; smaller photos are never enlarged.")
@@ -17,8 +24,8 @@ struct ImageOptions: ParsableArguments {
     @Option(help: "Highest JPEG quality tried.")
     var maxQuality = PrepareOptions().maxQuality
 
-    @Option(help: "Output format: jpeg, or png when the lossless image fits the budget (else JPEG).")
-    var format = PrepareOptions().format
+    @Option(help: "jpeg, or png when the lossless image fits the budget (else JPEG).")
+    var format = UploadFormat.jpeg
 
     @Option(help: "Refuse sources with more pixels than this, read from the header before decoding.")
     var maxPixels = PrepareOptions().maxPixels
@@ -32,7 +39,7 @@ struct ImageOptions: ParsableArguments {
         options.maxBytes = maxBytes
         options.minQuality = minQuality
         options.maxQuality = maxQuality
-        options.format = format
+        options.format = format.outputFormat
         options.maxPixels = maxPixels
         options.minEdge = minEdge
         return options

@@ -14,10 +14,10 @@ struct ProductOptions: ParsableArguments {
     @Option(help: "Price, 0 or more.")
     var price: Double?
 
-    @Option(help: "KRW or USD.")
+    @Option(help: "KRW (the default) or USD; any case.")
     var currency: Currency?
 
-    @Option(help: "Units in stock.")
+    @Option(help: "Units in stock; required for a new product (0 lists it as sold out).")
     var stock: Int?
 
     @Option(help: "Discounted price, at most the price.")
@@ -29,36 +29,24 @@ struct ProductOptions: ParsableArguments {
     }
 
     static func draft(folder: String?, overrides: ProductChange) throws -> ProductDraft {
-        var base: ProductDraft?
-        if let folder {
-            let file = URL(fileURLWithPath: folder).appendingPathComponent("product.json")
-            if FileManager.default.fileExists(atPath: file.path) {
-                do {
-                    base = try JSONDecoder().decode(ProductDraft.self, from: Data(contentsOf: file))
-                } catch {
-                    throw CommandFailure("\(Terminal.display(file.path)) is not a valid product: \(Self.reason(error))")
-                }
-            }
-        }
-        guard let name = overrides.name ?? base?.name, let description = overrides.description ?? base?.description,
-              let price = overrides.price ?? base?.price else {
-            throw ValidationError("a product needs --name, --description and --price (or a product.json with them in the folder)")
+        let file = try folder.flatMap(ProductFile.fields(in:))
+        let name = overrides.name ?? file?.name, description = overrides.description ?? file?.description
+        let price = overrides.price ?? file?.price, stock = overrides.stock ?? file?.stock
+        let missing = [("name", name == nil), ("description", description == nil), ("price", price == nil), ("stock", stock == nil)]
+            .filter(\.1).map(\.0)
+        guard let name, let description, let price, let stock else {
+            // Stock has no default: 0 would list the product as sold out, anything else is a guess.
+            let flags = missing.map { "--\($0)" }.joined(separator: ", ")
+            let file = folder.map { " or set \(missing.map { "\"\($0)\"" }.joined(separator: ", ")) in "
+                + Terminal.display(($0 as NSString).appendingPathComponent(ProductFile.fileName)) } ?? ""
+            throw ValidationError("a product needs \(missing.joined(separator: ", ")): give \(flags)\(file)")
         }
         return ProductDraft(name: name, description: description, price: price,
-                            currency: overrides.currency ?? base?.currency ?? .KRW, stock: overrides.stock ?? base?.stock ?? 0,
-                            discountedPrice: overrides.discountedPrice ?? base?.discountedPrice)
+                            currency: overrides.currency ?? file?.currency ?? .KRW, stock: stock,
+                            discountedPrice: overrides.discountedPrice ?? file?.discountedPrice)
     }
 
     var change: ProductChange {
         ProductChange(name: name, description: description, price: price, currency: currency, stock: stock, discountedPrice: discountedPrice)
-    }
-
-    private static func reason(_ error: Error) -> String {
-        switch error {
-        case DecodingError.keyNotFound(let key, _): "\"\(key.stringValue)\" is missing"
-        case DecodingError.typeMismatch(_, let context), DecodingError.dataCorrupted(let context):
-            "\(context.codingPath.map(\.stringValue).joined(separator: ".")): \(context.debugDescription)"
-        default: error.localizedDescription
-        }
     }
 }

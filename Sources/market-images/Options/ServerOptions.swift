@@ -3,14 +3,19 @@ import Foundation
 import MarketUploader
 
 extension Dialect: ExpressibleByArgument {}
-extension Currency: ExpressibleByArgument {}
+extension Currency: ExpressibleByArgument {
+    /// `krw` and `KRW` alike.
+    public init?(argument: String) {
+        self.init(rawValue: argument.uppercased())
+    }
+}
 
 /// Where to send requests and as whom, shared by every command that talks to a server.
 struct ServerOptions: ParsableArguments {
     @Option(help: "Server base URL (default: the dialect's public server).")
     var server: String?
 
-    @Option(help: "items (G1), market-training (G2) or openmarket (G3); default: from the server's host name, else openmarket.")
+    @Option(help: "items (G1), market-training (G2) or openmarket (G3); default: from --server's host name (other hosts need it), openmarket without --server.")
     var dialect: Dialect?
 
     @Option(help: "Vendor identifier (G2/G3); default: $OPENMARKET_IDENTIFIER.")
@@ -55,21 +60,25 @@ struct ServerOptions: ParsableArguments {
         }
     }
 
-    /// Flags first, then the environment; never echoed anywhere.
+    /// Flags first, then the environment; never echoed anywhere. A dry run without them shows
+    /// placeholders, so examples work before a seller has an account.
     var credentials: Credentials {
         get throws {
             let environment = ProcessInfo.processInfo.environment
             if try resolvedDialect == .items {
-                guard let password = password ?? environment["OPENMARKET_PASSWORD"], !password.isEmpty else {
+                if let password = password ?? environment["OPENMARKET_PASSWORD"], !password.isEmpty { return .password(Secret(password)) }
+                guard dryRun else {
                     throw ValidationError("the items server needs the product's password: --password or $OPENMARKET_PASSWORD")
                 }
-                return .password(Secret(password))
+                return .password(Secret("<password>"))
             }
-            guard let identifier = identifier ?? environment["OPENMARKET_IDENTIFIER"], !identifier.isEmpty,
-                  let secret = secret ?? environment["OPENMARKET_SECRET"], !secret.isEmpty else {
+            let identifier = identifier ?? environment["OPENMARKET_IDENTIFIER"] ?? ""
+            let secret = secret ?? environment["OPENMARKET_SECRET"] ?? ""
+            if !identifier.isEmpty, !secret.isEmpty { return .vendor(identifier: identifier, secret: Secret(secret)) }
+            guard dryRun else {
                 throw ValidationError("this server needs a vendor identifier and secret: --identifier/--secret or $OPENMARKET_IDENTIFIER/$OPENMARKET_SECRET")
             }
-            return .vendor(identifier: identifier, secret: Secret(secret))
+            return .vendor(identifier: identifier.isEmpty ? "<identifier>" : identifier, secret: Secret(secret.isEmpty ? "<secret>" : secret))
         }
     }
 
