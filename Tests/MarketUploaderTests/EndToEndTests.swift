@@ -15,13 +15,14 @@ final class EndToEndTests: UploaderTestCase {
         defer { try? FileManager.default.removeItem(at: folder) }
         for (fixture, name) in photos { try Self.fixture(fixture).write(to: folder.appendingPathComponent(name)) }
 
+        // Prepared once; the same bytes go to every dialect's server.
+        let preparer = try ImagePreparer()
+        let images = try photos.map { _, name in
+            let prepared = try preparer.prepare(file: folder.appendingPathComponent(name).path)
+            return UploadImage(filename: prepared.suggestedFilename, data: prepared.data)
+        }
         for dialect in Dialect.allCases {
             let client = try await startServer(dialect)
-            let preparer = try ImagePreparer()
-            let images = try photos.map { _, name in
-                let prepared = try preparer.prepare(file: folder.appendingPathComponent(name).path)
-                return UploadImage(filename: prepared.suggestedFilename, data: prepared.data)
-            }
             let product = try await client.register(Self.draft, images: images, credentials: credentials(for: dialect))
             let stored = try await XCTUnwrapAsync(await server.products[product.id])
             XCTAssertEqual(stored.images.map(\.filename), ["IMG_0001.jpg", "IMG_0002.jpg", "IMG_0003.jpg", "IMG_0004.jpg"])
