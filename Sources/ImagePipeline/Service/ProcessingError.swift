@@ -1,0 +1,33 @@
+/// Why a thumbnail-service path cannot be processed, before any source is touched. A server maps
+/// these to statuses (400 for a malformed request, 404 for an unknown preset or an expired URL).
+public enum ProcessingError: Error, Equatable, Sendable, CustomStringConvertible {
+    case unknownOption(String)
+    case invalidArgument(option: String, value: String, expected: String)
+    case unknownPreset(String)
+    case expired
+    /// The source part is missing, or not valid base64url, percent-encoding or UTF-8.
+    case invalidSource(String)
+
+    public var code: String {
+        switch self {
+        case .unknownOption: "unknown-option"
+        case .invalidArgument: "invalid-argument"
+        case .unknownPreset: "unknown-preset"
+        case .expired: "expired"
+        case .invalidSource: "invalid-source"
+        }
+    }
+
+    public var description: String {
+        switch self {
+        case .unknownOption(let name):
+            "unknown option \"\(String(name.prefix(64)))\"; options: resize (rs), size (s), resizing_type (rt), width (w), "
+                + "height (h), dpr, enlarge (el), gravity (g), quality (q), max_bytes (mb), format (f, ext), preset (pr), "
+                + "expires (exp), cachebuster (cb), strip_metadata (sm)"
+        case .invalidArgument(let option, let value, let expected): "\(option): \"\(value)\" is not valid; expected \(expected)"
+        case .unknownPreset(let name): "unknown preset \"\(String(name.prefix(64)))\""
+        case .expired: "the URL has expired"
+        case .invalidSource(let reason): "the source is not valid: \(reason)"
+        }
+    }
+}

@@ -1,0 +1,115 @@
+import Foundation
+import TestSupport
+import XCTest
+@testable import ImagePipeline
+
+/// The thumbnail service's URL path: imgproxy's format and option names, every malformed path a
+/// typed error and never a crash, and values bounded before they reach libvips.
+final class ImageRequestPathTests: XCTestCase {
+    private func parse(_ path: String, now: Date = Date()) throws -> ImageRequestPath {
+        try ImageRequestPath.parse(path, now: now)
+    }
+
+    func testImgproxyDocumentedPathParses() throws {
+        let request = try parse("/rs:fill:300:400:0/g:sm/aHR0cDovL2V4YW1w/bGUuY29tL2ltYWdl/cy9jdXJpb3NpdHku/anBn.png")
+        XCTAssertEqual(request.source, "http://example.com/images/curiosity.jpg")
+        XCTAssertEqual(request.options.resizing, .fill)
+        XCTAssertEqual([request.options.width, request.options.height], [300, 400])
+        XCTAssertEqual(request.options.gravity, .attention)
+        XCTAssertEqual(request.options.format, .png)
+    }
+
+    func testPlainSourcesAndTheirFormat() throws {
+        let request = try parse("/pr:list/dpr:3/plain/local:///sku%201/a%402x.jpg@webp")
+        XCTAssertEqual(request.source, "local:///sku 1/a@2x.jpg")
+        XCTAssertEqual(request.options.format, .webp)
+        let spec = try request.options.spec(format: .webp, defaultQuality: 80, maxOutputEdge: 4096)
+        XCTAssertEqual([spec.width, spec.height], [240, 240], "list is 80 points, at @3x 240 px")
+        XCTAssertEqual(spec.resizing, .fillDown)
+        XCTAssertEqual(spec.gravity, .attention)
+        // `%3A` in the options counts as the separator, as imgproxy normalises it.
+        XCTAssertEqual(try parse("/w%3A120/plain/local:///a.jpg").options.width, 120)
+    }
+
+    func testLaterOptionsOverrideEarlierOnesAndPresetsExpandInPlace() throws {
+        XCTAssertEqual(try parse("/w:100/rs:fit:200/plain/local:///a.jpg").options.width, 200)
+        XCTAssertEqual(try parse("/pr:grid/w:50/plain/local:///a.jpg").options.width, 50)
+        XCTAssertEqual(try parse("/w:50/pr:grid/plain/local:///a.jpg").options.width, 200)
+        let upload = try parse("/pr:upload/plain/local:///a.jpg").options
+        XCTAssertEqual(upload.maxBytes, 300_000)
+        XCTAssertEqual(upload.format, .jpeg)
+        XCTAssertEqual(try parse("/rs:::120/plain/local:///a.jpg").options.height, 120, "empty arguments are skipped")
+    }
+
+    func testMalformedPathsAreNamedErrors() {
+        let cases: [(String, ProcessingError)] = [
+            ("/frobnicate:1/plain/local:///a.jpg", .unknownOption("frobnicate")),
+            ("/w:-1/plain/local:///a.jpg", .invalidArgument(option: "w", value: "-1", expected: "a whole number from 0 to 65535")),
+            ("/w:99999999999999999999999/plain/local:///a.jpg",
+             .invalidArgument(option: "w", value: "99999999999999999999999", expected: "a whole number from 0 to 65535")),
+            ("/rs:squash:1:1/plain/local:///a.jpg", .invalidArgument(option: "rs", value: "squash", expected: "fit, fill, fill-down, force, auto")),
+            ("/dpr:0/plain/local:///a.jpg", .invalidArgument(option: "dpr", value: "0", expected: "a number from 0.01 to 8")),
+            ("/el:maybe/plain/local:///a.jpg", .invalidArgument(option: "el", value: "maybe", expected: "1, t, true, 0, f or false")),
+            ("/sm:0/plain/local:///a.jpg", .invalidArgument(option: "sm", value: "0", expected: "true: metadata is always stripped")),
+            ("/mb:100/plain/local:///a.jpg", .invalidArgument(option: "mb", value: "100", expected: "0 (off) or 256–1073741824")),
+            ("/pr:nope/plain/local:///a.jpg", .unknownPreset("nope")),
+            ("/exp:1/plain/local:///a.jpg", .expired),
+            ("/plain/a@b@c", .invalidSource("more than one @ in a plain source; escape @ as %40")),
+            ("/plain/", .invalidSource("nothing after plain/")),
+            ("/w:10", .invalidSource("no source after the options")),
+            ("/w:10/!!!notbase64", .invalidSource("not base64url-encoded UTF-8")),
+            ("/w:10/YWJj.png.jpg", .invalidSource("more than one . after a base64 source")),
+            ("/plain/local:///a.jpg@gif", .invalidArgument(option: "format", value: "gif", expected: "jpg, png or webp")),
+        ]
+        for (path, expected) in cases {
+            XCTAssertThrowsError(try parse(path), path) { error in
+                XCTAssertEqual(error as? ProcessingError, expected, path)
+            }
+        }
+    }
+
+    /// `rs:fill:99999999:1` parses as options but is refused before any work: past the largest edge
+    /// the service allows (and at dpr 8, past it even from a sane number).
+    func testOutputSizeIsBoundedByTheService() throws {
+        let huge = try parse("/rs:fill:65535:1/plain/local:///a.jpg").options
+        XCTAssertThrowsError(try huge.spec(format: .jpeg, defaultQuality: 80, maxOutputEdge: 4096))
+        let scaled = try parse("/w:1000/dpr:8/plain/local:///a.jpg").options
+        XCTAssertThrowsError(try scaled.spec(format: .jpeg, defaultQuality: 80, maxOutputEdge: 4096))
+        XCTAssertEqual(try parse("/w:512/dpr:8/plain/local:///a.jpg").options.spec(format: .jpeg, defaultQuality: 80, maxOutputEdge: 4096).width, 4096)
+    }
+
+    /// Seeded garbage: truncations, mutations and splices of valid paths, huge numbers, odd bytes.
+    /// Every one parses or throws a `ProcessingError`; none traps, and a parsed one always yields a
+    /// spec or a typed error.
+    func testThousandsOfMalformedPathsNeverCrash() {
+        var generator = SeededGenerator(seed: 0xBAD_0CA1)
+        let valid = ["/rs:fill:300:400:0/g:sm/aHR0cDovL2V4YW1w/bGUuY29tL2ltYWdl/cy9jdXJpb3NpdHku/anBn.png",
+                     "/pr:list/dpr:3/plain/local:///sku/a.jpg@webp", "/w:120/h:80/q:70/mb:9000/f:png/plain/https://x.test/a.png",
+                     "/s:100:100:1/el:t/exp:9999999999/cb:v2/plain/local:///a.jpg"]
+        let pieces = [":", "/", "%", "%2e%2e", "%00", "@", ".", "..", "rs", "fill", "-1", "99999999999999999999", "1e9", "nan",
+                      "pr", "list", "plain", "local:///", "sm", "=", "\u{0}", "é", "%3A", "::::", "g:fp:0.5:0.5"]
+        var outcomes = [0, 0]
+        for _ in 0..<3000 {
+            var path = Array(valid.randomElement(using: &generator)!)
+            for _ in 0..<Int.random(in: 1...6, using: &generator) {
+                let position = Int.random(in: 0...path.count, using: &generator)
+                switch Int.random(in: 0..<4, using: &generator) {
+                case 0: path.insert(contentsOf: pieces.randomElement(using: &generator)!, at: position)
+                case 1: if position < path.count { path.remove(at: position) }
+                case 2: path = Array(path.prefix(position))
+                default: path.insert(Character(UnicodeScalar(UInt8.random(in: 0...255, using: &generator))), at: position)
+                }
+            }
+            if Int.random(in: 0..<50, using: &generator) == 0 { path += Array(String(repeating: "w:1/", count: 3000)) }
+            do throws(ProcessingError) {
+                let request = try ImageRequestPath.parse(String(path))
+                _ = try? request.options.spec(format: .jpeg, defaultQuality: 80, maxOutputEdge: 4096)
+                outcomes[0] += 1
+            } catch {
+                XCTAssertFalse(error.description.isEmpty)
+                outcomes[1] += 1
+            }
+        }
+        XCTAssertGreaterThan(outcomes[1], 1000, "most garbage is refused: \(outcomes)")
+    }
+}
