@@ -63,7 +63,7 @@ final class CommandLineTests: XCTestCase {
         }
         let sections = ["prepare": "prepare", "thumbs": "thumbs", "inspect": "inspect", "register": "register, edit, attach, publish",
                         "edit": "register, edit, attach, publish", "attach": "register, edit, attach, publish",
-                        "publish": "register, edit, attach, publish"]
+                        "publish": "register, edit, attach, publish", "url": "url"]
         for command in [""] + sections.keys.sorted() {
             let help = try runTool((command.isEmpty ? [] : [command]) + ["--help"])
             XCTAssertEqual(help.status, 0)
@@ -87,6 +87,22 @@ final class CommandLineTests: XCTestCase {
             }
         }
         XCTAssertEqual(try runTool(["--version"]).stdout.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty, false)
+    }
+
+    /// `url` prints what a signer with the same key makes, and the path parses back to the source.
+    func testURLPrintsASignedPathThatParsesBack() throws {
+        let result = try CommandLineTool.run(["url", "local:///sku 1/IMG_1.HEIC", "pr:list", "dpr:3", "--format", "webp", "--base", "https://img.test/"],
+                                             environment: ["MARKET_IMAGES_KEY": "736563726574", "MARKET_IMAGES_SALT": "68656C6C6F"])
+        XCTAssertEqual(result.status, 0, result.stderr)
+        let url = result.stdout.trimmingCharacters(in: .newlines)
+        XCTAssertTrue(url.hasPrefix("https://img.test/"), url)
+        let path = String(url.dropFirst("https://img.test/".count))
+        let signature = String(path.prefix { $0 != "/" })
+        let request = try ImageRequestPath.parse(String(path.dropFirst(signature.count)))
+        XCTAssertEqual(request.source, "local:///sku 1/IMG_1.HEIC")
+        XCTAssertEqual(request.options.format, .webp)
+        XCTAssertFalse(result.stdout.contains("736563726574") || result.stderr.contains("736563726574"), "the key is never printed")
+        XCTAssertEqual(try CommandLineTool.run(["url", "local:///a.jpg", "rs:squash:1"]).status, 2)
     }
 
     func testThumbsDryRunWritesNothingAndBadVariantIsAUsageError() throws {

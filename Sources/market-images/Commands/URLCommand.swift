@@ -1,0 +1,82 @@
+import ArgumentParser
+import Foundation
+import ImagePipeline
+import MarketUploader
+
+/// `market-images url`: prints the signed URL an app would use for a photo on the thumbnail service.
+struct URLCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "url",
+        abstract: "Print a signed thumbnail-service URL for a source and processing options.",
+        discussion: """
+        Options use imgproxy's names (rs:fill:240:240, g:sm, dpr:3, q:80, mb:20000, pr:list, …) and are \
+        checked before the URL is printed. The key and salt are hex, from $MARKET_IMAGES_KEY and \
+        $MARKET_IMAGES_SALT or --key-file (two lines: key, then salt); they are never printed.
+
+        EXAMPLES:
+          market-images url local:///sku-123/IMG_0001.jpg pr:list dpr:3
+          market-images url local:///sku-123/IMG_0001.jpg rs:fit:512:512 q:80 \\
+              --format webp --base https://img.example.com
+        """
+    )
+
+    @Argument(help: "The source: local:///path under the service's --root, or an http(s) URL.")
+    var source: String
+
+    @Argument(help: "Processing options, e.g. pr:list dpr:3.")
+    var options: [String] = []
+
+    @Option(help: "Output format: jpg, png or webp (default: negotiated by the service).")
+    var format: String?
+
+    @Option(help: "The service's base URL; without it the path alone is printed.")
+    var base: String?
+
+    @Flag(help: "Put the source in the URL as plain text instead of base64url.")
+    var plain = false
+
+    @Option(help: "A file with the hex key on its first line and the hex salt on its second.")
+    var keyFile: String?
+
+    func validate() throws {
+        let path = ThumbnailURLSigner.path(options: options, source: source, format: format, encoding: plain ? .plain : .base64)
+        do {
+            _ = try ImageRequestPath.parse(path)
+        } catch {
+            throw ValidationError(error.description)
+        }
+        if let base, URL(string: base)?.host == nil { throw ValidationError("--base must be a URL, e.g. https://img.example.com") }
+    }
+
+    func run() throws {
+        let encoding: ThumbnailURLSigner.SourceEncoding = plain ? .plain : .base64
+        let path: String
+        if let signer = try signer() {
+            path = signer.signedPath(options: options, source: source, format: format, encoding: encoding)
+        } else {
+            Terminal.standardError.warning("no key: the URL is unsigned and works only on a service started with --insecure-unsigned")
+            path = "/insecure" + ThumbnailURLSigner.path(options: options, source: source, format: format, encoding: encoding)
+        }
+        var prefix = base ?? ""
+        while prefix.hasSuffix("/") { prefix.removeLast() }
+        Terminal.standardOutput.write(prefix + path + "\n")
+    }
+
+    private func signer() throws -> ThumbnailURLSigner? {
+        var key = ProcessInfo.processInfo.environment["MARKET_IMAGES_KEY"], salt = ProcessInfo.processInfo.environment["MARKET_IMAGES_SALT"]
+        if let keyFile {
+            guard let text = try? String(contentsOfFile: keyFile, encoding: .utf8) else {
+                throw ValidationError("cannot read --key-file \(Terminal.display(keyFile))")
+            }
+            let lines = text.split(whereSeparator: \.isNewline).map { $0.trimmingCharacters(in: .whitespaces) }
+            guard lines.count >= 2 else { throw ValidationError("--key-file needs the hex key on its first line and the hex salt on its second") }
+            (key, salt) = (lines[0], lines[1])
+        }
+        guard let key, !key.isEmpty else { return nil }
+        do {
+            return try ThumbnailURLSigner(hexKey: key, hexSalt: salt ?? "")
+        } catch {
+            throw ValidationError("\(error) (MARKET_IMAGES_KEY, MARKET_IMAGES_SALT or --key-file)")
+        }
+    }
+}
