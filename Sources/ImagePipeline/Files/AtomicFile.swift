@@ -89,8 +89,9 @@ public enum AtomicFile {
         folderWide.contains(code) ? .outputUnavailable(path: path, errno: code) : .outputFailed(path: path, errno: code)
     }
 
-    /// Removes temporaries left by killed runs in `folder` and its product subfolders.
-    static func removeLeftovers(in folder: String) {
+    /// Removes temporaries left by killed runs in `folder` and its subfolders down to `depth` levels
+    /// (2: the folder and its product subfolders).
+    static func removeLeftovers(in folder: String, depth: Int = 2) {
         let manager = FileManager.default
         guard let enumerator = manager.enumerator(atPath: folder) else { return }
         for case let relative as String in enumerator {
@@ -98,7 +99,7 @@ public enum AtomicFile {
             if name.hasPrefix("."), name.contains(tempMarker) {
                 try? manager.removeItem(atPath: (folder as NSString).appendingPathComponent(relative))
             }
-            if enumerator.level > 1 { enumerator.skipDescendants() }
+            if enumerator.level >= depth { enumerator.skipDescendants() }
         }
     }
 }
