@@ -1,0 +1,85 @@
+import Foundation
+
+/// The image side of the thumbnail service: one request and its source in, one encoded output out,
+/// with the format negotiated and an ETag that names exactly these bytes. Decoding and encoding go
+/// through the same `ImageRenderer` as folder thumbnails, with the same limits as `prepare`.
+public struct ImageProcessor: Sendable {
+    public struct Limits: Sendable {
+        /// Quality when the URL gives none.
+        public var defaultQuality = 80
+        /// No output side is larger, whatever the URL asks (`--max-output-edge`).
+        public var maxOutputEdge = 4096
+        /// Sources with more pixels are refused from their header (`--max-pixels`).
+        public var maxPixels = PrepareOptions().maxPixels
+
+        public init() {}
+    }
+
+    /// What a response needs: the bytes, whether `Accept` chose the format (then `Vary: Accept`),
+    /// and the entity tag.
+    public struct Output: Sendable {
+        public var image: EncodedImage
+        public var negotiated: Bool
+        public var etag: String
+    }
+
+    public let limits: Limits
+
+    public init(limits: Limits = Limits()) {
+        self.limits = limits
+    }
+
+    /// The format of the response: the URL's, else WebP when the client accepts it, else PNG for a
+    /// source with transparency and no byte budget, else JPEG.
+    public func format(for options: ProcessingOptions, accept: String?, sourceHasAlpha: Bool) -> (format: OutputFormat, negotiated: Bool) {
+        if let format = options.format { return (format, false) }
+        if Self.accepts(accept, "image/webp") { return (.webp, true) }
+        return (sourceHasAlpha && options.maxBytes == nil ? .png : .jpeg, true)
+    }
+
+    /// The entity tag of the output, computable before any work so `If-None-Match` costs nothing:
+    /// the source's identity and fingerprint (size and modification time, or an origin's ETag), the
+    /// normalised options and the format.
+    public func etag(source: String, fingerprint: String, options: ProcessingOptions, format: OutputFormat) -> String {
+        let identity = [source, fingerprint, options.canonical(format: format, defaultQuality: limits.defaultQuality)].joined(separator: "\n")
+        return "\"" + Fingerprint.hex(identity) + "\""
+    }
+
+    /// Reads the source's header (no pixels), settles the format and the spec, then renders.
+    public func process(_ request: ImageRequestPath, source: ImageSource, fingerprint: String,
+                        accept: String?) throws(ImageProcessingFailure) -> Output {
+        let header: ImageHeader
+        do { header = try ImageHeader.read(source) } catch { throw .image(error) }
+        let (format, negotiated) = format(for: request.options, accept: accept, sourceHasAlpha: header.hasAlpha)
+        let spec: RenderSpec
+        do {
+            spec = try request.options.spec(format: format, defaultQuality: limits.defaultQuality, maxOutputEdge: limits.maxOutputEdge)
+        } catch {
+            throw .request(error)
+        }
+        do {
+            let image = try ImageRenderer(spec: spec).render(source, maxPixels: limits.maxPixels)
+            return Output(image: image, negotiated: negotiated,
+                          etag: etag(source: request.source, fingerprint: fingerprint, options: request.options, format: format))
+        } catch {
+            throw .image(error)
+        }
+    }
+
+    /// Whether an `Accept` header lists `type` with a non-zero quality.
+    static func accepts(_ accept: String?, _ type: String) -> Bool {
+        guard let accept else { return false }
+        return accept.split(separator: ",").contains { item in
+            let parts = item.split(separator: ";").map { $0.trimmingCharacters(in: .whitespaces).lowercased() }
+            guard parts.first == type else { return false }
+            let quality = parts.dropFirst().first { $0.hasPrefix("q=") }.flatMap { Double($0.dropFirst(2)) } ?? 1
+            return quality > 0
+        }
+    }
+}
+
+/// Why a request could not be processed: the request itself (a 4xx the client must fix) or the image.
+public enum ImageProcessingFailure: Error, Equatable, Sendable {
+    case request(ProcessingError)
+    case image(ImagePipelineError)
+}
