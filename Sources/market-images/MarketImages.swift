@@ -22,7 +22,7 @@ struct MarketImages: AsyncParsableCommand {
         Exit status: 0 all good, 1 some inputs failed, 2 usage error.
         """,
         version: "0.5.0",
-        subcommands: [Prepare.self, Thumbs.self, Inspect.self, Register.self, Edit.self, Attach.self, Publish.self, URLCommand.self]
+        subcommands: [Prepare.self, Thumbs.self, Inspect.self, Register.self, Edit.self, Attach.self, Publish.self, URLCommand.self, Serve.self]
     )
 
     /// ArgumentParser exits 64 (EX_USAGE) on usage errors; this tool promises 2, like most Unix tools.

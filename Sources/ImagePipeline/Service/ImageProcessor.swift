@@ -45,12 +45,19 @@ public struct ImageProcessor: Sendable {
         return "\"" + Fingerprint.hex(identity) + "\""
     }
 
-    /// Reads the source's header (no pixels), settles the format and the spec, then renders.
+    /// Reads the source's header (no pixels), settles the format, then renders.
     public func process(_ request: ImageRequestPath, source: ImageSource, fingerprint: String,
                         accept: String?) throws(ImageProcessingFailure) -> Output {
         let header: ImageHeader
         do { header = try ImageHeader.read(source) } catch { throw .image(error) }
         let (format, negotiated) = format(for: request.options, accept: accept, sourceHasAlpha: header.hasAlpha)
+        return try render(request, source: source, format: format, negotiated: negotiated, fingerprint: fingerprint)
+    }
+
+    /// Renders in a format already settled (a server settles it first, to answer `If-None-Match`
+    /// without any work).
+    public func render(_ request: ImageRequestPath, source: ImageSource, format: OutputFormat, negotiated: Bool,
+                       fingerprint: String) throws(ImageProcessingFailure) -> Output {
         let spec: RenderSpec
         do {
             spec = try request.options.spec(format: format, defaultQuality: limits.defaultQuality, maxOutputEdge: limits.maxOutputEdge)

@@ -23,8 +23,8 @@ public struct ThumbnailURLSigner: Sendable {
 
     /// Key and salt as the service takes them: hex strings.
     public init(hexKey: String, hexSalt: String) throws(ThumbnailURLError) {
-        guard let key = Self.bytes(hex: hexKey), !key.isEmpty else { throw .invalidHex(name: "key") }
-        guard let salt = Self.bytes(hex: hexSalt) else { throw .invalidHex(name: "salt") }
+        guard let key = Self.decodeHex(hexKey), !key.isEmpty else { throw .invalidHex(name: "key") }
+        guard let salt = Self.decodeHex(hexSalt) else { throw .invalidHex(name: "salt") }
         self.init(key: Data(key), salt: Data(salt))
     }
 
@@ -72,7 +72,8 @@ public struct ThumbnailURLSigner: Sendable {
             .replacingOccurrences(of: "=", with: "")
     }
 
-    static func bytes(hex: String) -> [UInt8]? {
+    /// The bytes hex digits spell, or nil when they are not an even number of hex digits.
+    public static func decodeHex(_ hex: String) -> [UInt8]? {
         let digits = Array(hex.utf8)
         guard digits.count % 2 == 0 else { return nil }
         var bytes: [UInt8] = []

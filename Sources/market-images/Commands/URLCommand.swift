@@ -35,8 +35,7 @@ struct URLCommand: ParsableCommand {
     @Flag(help: "Put the source in the URL as plain text instead of base64url.")
     var plain = false
 
-    @Option(help: "A file with the hex key on its first line and the hex salt on its second.")
-    var keyFile: String?
+    @OptionGroup var key: ServiceKeyOptions
 
     func validate() throws {
         let path = ThumbnailURLSigner.path(options: options, source: source, format: format, encoding: plain ? .plain : .base64)
@@ -63,20 +62,6 @@ struct URLCommand: ParsableCommand {
     }
 
     private func signer() throws -> ThumbnailURLSigner? {
-        var key = ProcessInfo.processInfo.environment["MARKET_IMAGES_KEY"], salt = ProcessInfo.processInfo.environment["MARKET_IMAGES_SALT"]
-        if let keyFile {
-            guard let text = try? String(contentsOfFile: keyFile, encoding: .utf8) else {
-                throw ValidationError("cannot read --key-file \(Terminal.display(keyFile))")
-            }
-            let lines = text.split(whereSeparator: \.isNewline).map { $0.trimmingCharacters(in: .whitespaces) }
-            guard lines.count >= 2 else { throw ValidationError("--key-file needs the hex key on its first line and the hex salt on its second") }
-            (key, salt) = (lines[0], lines[1])
-        }
-        guard let key, !key.isEmpty else { return nil }
-        do {
-            return try ThumbnailURLSigner(hexKey: key, hexSalt: salt ?? "")
-        } catch {
-            throw ValidationError("\(error) (MARKET_IMAGES_KEY, MARKET_IMAGES_SALT or --key-file)")
-        }
+        try key.load().map { ThumbnailURLSigner(key: $0.key, salt: $0.salt) }
     }
 }

@@ -1,0 +1,157 @@
+import ArgumentParser
+import Foundation
+import Hummingbird
+import ImagePipeline
+import Logging
+import ServiceLifecycle
+
+/// What `serve` was started with, after checking.
+struct ServeSettings: Sendable {
+    var presets: [String: String]
+    var maxAge: Int
+}
+
+/// `market-images serve`: the thumbnail service. Photos under `--root`, at the size, crop and format
+/// a screen asks for in an imgproxy-style signed URL, cached on disk, on a bounded pool.
+struct Serve: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Serve product photos at the size a screen needs, from signed imgproxy-style URLs.",
+        discussion: """
+        URLs are /{signature}/{options}/{source}: options in imgproxy's names (see `market-images url`), \
+        the source local:///path under --root. The key and salt are hex, from $MARKET_IMAGES_KEY and \
+        $MARKET_IMAGES_SALT or --key-file; without them the service refuses to start unless \
+        --insecure-unsigned, which binds loopback only. SIGTERM or SIGINT stops accepting, lets \
+        requests in flight finish within --grace seconds, and exits 0. GET /health and GET /metrics \
+        (Prometheus) are served too.
+
+        EXAMPLES:
+          market-images serve --root ready --bind 127.0.0.1:8080 --cache /var/cache/market-images
+          market-images serve --root Samples --insecure-unsigned
+        """
+    )
+
+    @Option(help: "The folder local:/// sources are served from.")
+    var root: String
+
+    @Option(help: "Address and port to listen on (port 0: any free port, printed at start).")
+    var bind = "127.0.0.1:8080"
+
+    @OptionGroup var key: ServiceKeyOptions
+
+    @Flag(help: "Accept any signature (no key). Loopback addresses only.")
+    var insecureUnsigned = false
+
+    @Option(help: "A folder for finished outputs (default: no disk cache).")
+    var cache: String?
+
+    @Option(help: "Largest size of the disk cache in bytes.")
+    var cacheSize = 1 << 30
+
+    @Option(help: "Images processed at once (default: the number of cores).")
+    var workers: Int?
+
+    @Option(help: "Requests that may wait for a worker; more are answered 503 with Retry-After.")
+    var queue = 64
+
+    @Option(help: "No output side is larger than this, whatever the URL asks.")
+    var maxOutputEdge = 4096
+
+    @Option(help: "Refuse sources with more pixels than this, read from the header before decoding.")
+    var maxPixels = PrepareOptions().maxPixels
+
+    @Option(help: "Quality when the URL gives none.")
+    var quality = 80
+
+    @Option(name: .customLong("preset"), parsing: .singleValue, help: "A preset NAME=OPTIONS, e.g. card=rs:fill:300:200/g:sm; repeatable.")
+    var presets: [String] = []
+
+    @Option(help: "Cache-Control max-age of images, in seconds.")
+    var maxAge = 31_536_000
+
+    @Option(help: "Seconds that requests in flight get to finish after SIGTERM.")
+    var grace = 10
+
+    func validate() throws {
+        guard FileManager.default.isDirectory(root) else { throw ValidationError("--root \(Terminal.display(root)) is not a folder") }
+        _ = try address()
+        guard (1...256).contains(workers ?? 1), (0...100_000).contains(queue), (16...16_384).contains(maxOutputEdge),
+              (1...100).contains(quality), cacheSize > 0, grace >= 0, maxAge >= 0 else {
+            throw ValidationError("--workers 1–256, --queue 0–100000, --max-output-edge 16–16384, --quality 1–100, and positive sizes")
+        }
+        _ = try presetTable()
+    }
+
+    private func address() throws -> (host: String, port: Int) {
+        guard let colon = bind.lastIndex(of: ":"), let port = Int(bind[bind.index(after: colon)...]), (0...65_535).contains(port) else {
+            throw ValidationError("--bind takes HOST:PORT, e.g. 127.0.0.1:8080")
+        }
+        return (String(bind[..<colon]).trimmingCharacters(in: CharacterSet(charactersIn: "[]")), port)
+    }
+
+    private func presetTable() throws -> [String: String] {
+        var table = ProcessingOptions.standardPresets
+        for text in presets {
+            let parts = text.split(separator: "=", maxSplits: 1).map(String.init)
+            guard parts.count == 2, !parts[0].isEmpty else { throw ValidationError("--preset takes NAME=OPTIONS; got \"\(text)\"") }
+            table[parts[0]] = parts[1]
+        }
+        // Every preset must parse on its own, so a bad one fails at start, not on a request.
+        for (name, options) in table {
+            do { _ = try ImageRequestPath.parse("/" + options + "/plain/local:///x.jpg", presets: table) } catch {
+                throw ValidationError("--preset \(name): \(error)")
+            }
+        }
+        return table
+    }
+
+    func run() async throws {
+        let (host, port) = try address()
+        let signature = try signatureCheck(host: host)
+        LoggingSystem.bootstrap { StreamLogHandler.standardError(label: $0) }
+        var logger = Logger(label: "market-images")
+        logger.logLevel = .info
+        let metrics = ServiceMetrics()
+        metrics.bootstrap()
+        var limits = ImageProcessor.Limits()
+        limits.defaultQuality = quality
+        limits.maxOutputEdge = maxOutputEdge
+        limits.maxPixels = maxPixels
+        let responder = ThumbnailResponder(
+            settings: ServeSettings(presets: try presetTable(), maxAge: maxAge), signature: signature,
+            sources: try LocalSourceRoot(root), processor: ImageProcessor(limits: limits),
+            pool: ImageWorkPool(workers: workers ?? ProcessInfo.processInfo.activeProcessorCount, queueLimit: queue),
+            cache: try cache.map { try DiskCache(folder: $0, sizeLimit: cacheSize) }, metrics: metrics, logger: logger)
+        let application = Application(
+            responder: responder,
+            server: .http1(configuration: .init(idleTimeout: .seconds(30))),
+            configuration: .init(address: .hostname(host, port: port), serverName: "market-images"),
+            onServerRunning: { channel in
+                let bound = channel.localAddress?.port ?? port
+                Terminal.standardError.write("listening on http://\(host.contains(":") ? "[\(host)]" : host):\(bound)\n")
+            },
+            logger: logger
+        )
+        try await runGracefully(application, logger: logger)
+    }
+
+    /// Runs until SIGTERM or SIGINT, then lets requests in flight finish for up to `--grace` seconds.
+    private func runGracefully(_ application: some Service, logger: Logger) async throws {
+        var configuration = ServiceGroupConfiguration(services: [.init(service: application)], gracefulShutdownSignals: [.sigterm, .sigint], logger: logger)
+        configuration.maximumGracefulShutdownDuration = .seconds(grace)
+        try await ServiceGroup(configuration: configuration).run()
+    }
+
+    /// The key and salt, or no check at all when asked for and safe (a loopback address).
+    private func signatureCheck(host: String) throws -> SignatureCheck {
+        if let material = try key.load() { return SignatureCheck(key: material.key, salt: material.salt) }
+        guard insecureUnsigned else {
+            throw ValidationError("no key: set $MARKET_IMAGES_KEY and $MARKET_IMAGES_SALT (hex) or --key-file; "
+                + "--insecure-unsigned serves unsigned URLs on a loopback address only")
+        }
+        guard ["127.0.0.1", "localhost", "::1"].contains(host) || host.hasPrefix("127.") else {
+            throw ValidationError("--insecure-unsigned binds loopback only (127.0.0.1, ::1); \(host) is not")
+        }
+        Terminal.standardError.warning("no key: any signature is accepted (--insecure-unsigned); loopback only")
+        return SignatureCheck(key: nil, salt: Data())
+    }
+}

@@ -1,0 +1,63 @@
+import Foundation
+import Hummingbird
+import ImagePipeline
+
+/// An answer other than an image: the status the failure deserves and a JSON body
+/// `{"error": …, "detail": …}` that names the problem without paths outside the request, stack
+/// traces or secrets. Never cached.
+struct ServiceFailure: Error {
+    let status: HTTPResponse.Status
+    let error: String
+    let detail: String
+    var retryAfter: Int?
+
+    init(status: HTTPResponse.Status, error: String, detail: String) {
+        self.status = status
+        self.error = error
+        self.detail = detail
+    }
+
+    /// 400 for a malformed request; 404 for a preset that does not exist or a URL that expired.
+    init(_ failure: ProcessingError) {
+        switch failure {
+        case .unknownPreset, .expired: self.init(status: .notFound, error: failure.code, detail: failure.description)
+        default: self.init(status: .badRequest, error: failure.code, detail: failure.description)
+        }
+    }
+
+    init(_ failure: ImageProcessingFailure) {
+        switch failure {
+        case .request(let error): self.init(error)
+        case .image(let error): self.init(image: error)
+        }
+    }
+
+    private init(image failure: ImagePipelineError) {
+        let status: HTTPResponse.Status = switch failure {
+        case .tooManyPixels: .contentTooLarge
+        case .unsupportedFormat, .blockedFormat: .unsupportedMediaType
+        case .damaged, .emptySource, .cannotFitBudget: .unprocessableContent
+        case .sourceUnreadable: .notFound
+        case .invalidOption: .badRequest
+        case .overloaded, .cancelled: .serviceUnavailable
+        case .libraryUnavailable, .processingFailed, .encodeFailed, .outputFailed, .outputUnavailable, .outputUnsafe, .outputLocked:
+            .internalServerError
+        }
+        // Output errors name server-side paths; the client gets the kind only.
+        let detail = status == .internalServerError ? "the image could not be processed" : failure.description
+        self.init(status: status, error: failure.code, detail: detail)
+        if case .overloaded = failure { retryAfter = 1 }
+    }
+
+    var response: Response {
+        var headers = HTTPFields()
+        headers[.contentType] = "application/json"
+        headers[.cacheControl] = "no-store"
+        if let retryAfter { headers[.retryAfter] = String(retryAfter) }
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        let body = (try? encoder.encode(["error": error, "detail": detail])) ?? Data()
+        headers[.contentLength] = String(body.count)
+        return Response(status: status, headers: headers, body: ResponseBody(byteBuffer: ByteBuffer(bytes: body)))
+    }
+}

@@ -1,0 +1,38 @@
+import Metrics
+import Prometheus
+
+/// The service's Prometheus metrics, through swift-metrics: requests by status, processing time,
+/// cache outcomes, the queue, and bytes in and out. `GET /metrics` renders the registry.
+struct ServiceMetrics: Sendable {
+    let registry = PrometheusCollectorRegistry()
+
+    func bootstrap() {
+        MetricsSystem.bootstrap(PrometheusMetricsFactory(registry: registry))
+    }
+
+    func request(status: Int) {
+        Counter(label: "market_images_requests_total", dimensions: [("status", String(status))]).increment()
+    }
+
+    func processed(seconds: Double) {
+        Metrics.Timer(label: "market_images_processing_seconds").recordNanoseconds(Int64(seconds * 1e9))
+    }
+
+    func cache(_ outcome: String) {
+        Counter(label: "market_images_cache_total", dimensions: [("outcome", outcome)]).increment()
+    }
+
+    func queue(depth: Int) {
+        Gauge(label: "market_images_queue_depth").record(depth)
+    }
+
+    func sourceBytes(_ count: Int) {
+        Counter(label: "market_images_source_bytes_total").increment(by: count)
+    }
+
+    func bytesOut(_ count: Int) {
+        Counter(label: "market_images_bytes_out_total").increment(by: count)
+    }
+
+    func render() -> String { registry.emitToString() }
+}

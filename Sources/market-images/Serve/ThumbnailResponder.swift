@@ -1,0 +1,190 @@
+import Foundation
+import Hummingbird
+import ImagePipeline
+import Logging
+
+/// Answers every request of the thumbnail service: `/health`, `/metrics`, and
+/// `/{signature}/{options}/{source}`. The order of checks is the order of cost: signature (403, no
+/// work and no source access), options (400/404), source (404), `If-None-Match` (304, no work), disk
+/// cache, then one processing per output however many ask (single flight) on the bounded pool (503
+/// when its queue is full). One access-log line per request, the signature elided.
+struct ThumbnailResponder: HTTPResponder {
+    typealias Context = BasicRequestContext
+
+    let settings: ServeSettings
+    let signature: SignatureCheck
+    let sources: LocalSourceRoot?
+    let processor: ImageProcessor
+    let pool: ImageWorkPool
+    let cache: DiskCache?
+    let flight = SingleFlight<EncodedImage>()
+    let metrics: ServiceMetrics
+    let logger: Logger
+    let cacheWarning = OnceFlag()
+
+    func respond(to request: Request, context: Context) async throws -> Response {
+        let started = ContinuousClock.now
+        let (response, outcome): (Response, String)
+        do throws(ServiceFailure) {
+            (response, outcome) = try await route(request)
+        } catch {
+            (response, outcome) = (error.response, "-")
+        }
+        let elapsed = ContinuousClock.now - started
+        let milliseconds = Double(elapsed.components.seconds) * 1000 + Double(elapsed.components.attoseconds) / 1e15
+        metrics.request(status: Int(response.status.code))
+        let bytes = response.headers[.contentLength] ?? "0"
+        let line = "\(request.method) \(Self.elidingSignature(request.uri.path)) \(response.status.code) \(bytes) B "
+            + "\(String(format: "%.1f", milliseconds)) ms cache=\(outcome)"
+        logger.info("\(line)")
+        return response
+    }
+
+    /// The response, and how the cache was involved (for the access log).
+    private func route(_ request: Request) async throws(ServiceFailure) -> (Response, String) {
+        let path = request.uri.path
+        guard request.method == .get || request.method == .head else {
+            throw ServiceFailure(status: .methodNotAllowed, error: "method-not-allowed", detail: "only GET and HEAD")
+        }
+        if path == "/health" { return (Self.text("ok\n"), "-") }
+        if path == "/metrics" {
+            metrics.queue(depth: pool.queued)
+            return (Self.text(metrics.render(), type: "text/plain; version=0.0.4"), "-")
+        }
+        let trimmed = path.dropFirst()
+        guard let slash = trimmed.firstIndex(of: "/"), slash > trimmed.startIndex else {
+            throw ServiceFailure(status: .notFound, error: "not-found", detail: "expected /{signature}/{options}/{source}")
+        }
+        guard signature.accepts(signature: trimmed[..<slash], path: trimmed[slash...]) else {
+            throw ServiceFailure(status: .forbidden, error: "forbidden", detail: "the signature does not match the path")
+        }
+        let parsed: ImageRequestPath
+        do {
+            parsed = try ImageRequestPath.parse(String(trimmed[slash...]), presets: settings.presets)
+        } catch {
+            throw ServiceFailure(error)
+        }
+        guard let file = sources?.resolve(parsed.source), let fingerprint = SourceFingerprint.of(file) else {
+            throw ServiceFailure(status: .notFound, error: "source-not-found", detail: "no such image under the served root")
+        }
+        let accept = request.headers[.accept]
+        let (format, negotiated) = try await settleFormat(parsed.options, accept: accept, file: file)
+        let spec: RenderSpec
+        do {
+            spec = try parsed.options.spec(format: format, defaultQuality: processor.limits.defaultQuality, maxOutputEdge: processor.limits.maxOutputEdge)
+        } catch {
+            throw ServiceFailure(error)
+        }
+        let etag = processor.etag(source: parsed.source, fingerprint: fingerprint, options: parsed.options, format: format)
+        var headers = headers(etag: etag, negotiated: negotiated, file: file)
+        if let match = request.headers[.ifNoneMatch], match.split(separator: ",").contains(where: { $0.trimmingCharacters(in: .whitespaces) == etag }) {
+            return (Response(status: .notModified, headers: headers), "revalidated")
+        }
+        if let cached = cache?.load(key: etag) {
+            metrics.cache("hit")
+            return (image(cached.data, format: cached.format, headers: &headers, method: request.method), "hit")
+        }
+        metrics.cache("miss")
+        let output = try await render(spec, file: file, etag: etag)
+        store(output, etag: etag)
+        return (image(output.data, format: output.format, headers: &headers, method: request.method), "miss")
+    }
+
+    /// The URL's format, else `Accept`'s, else the source's transparency decides (a header read).
+    private func settleFormat(_ options: ProcessingOptions, accept: String?, file: String) async throws(ServiceFailure) -> (OutputFormat, Bool) {
+        let direct = processor.format(for: options, accept: accept, sourceHasAlpha: false)
+        guard direct.negotiated, direct.format == .jpeg, options.maxBytes == nil else { return direct }
+        do {
+            let header = try await pool.run { () throws(ImagePipelineError) in try ImageHeader.read(file: file) }
+            return processor.format(for: options, accept: accept, sourceHasAlpha: header.hasAlpha)
+        } catch {
+            throw ServiceFailure(.image(error))
+        }
+    }
+
+    /// One rendering per output: concurrent requests for it wait for the same one, on the pool.
+    private func render(_ spec: RenderSpec, file: String, etag: String) async throws(ServiceFailure) -> EncodedImage {
+        let maxPixels = processor.limits.maxPixels
+        do {
+            return try await flight.run(etag) { [pool, metrics] in
+                let started = ContinuousClock.now
+                let output = try await pool.run { () throws(ImagePipelineError) in
+                    try ImageRenderer(spec: spec).render(.file(file), maxPixels: maxPixels)
+                }
+                let elapsed = ContinuousClock.now - started
+                metrics.processed(seconds: Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18)
+                metrics.sourceBytes((try? FileManager.default.attributesOfItem(atPath: file)[.size] as? Int) ?? 0)
+                return output
+            }
+        } catch let error as ImagePipelineError {
+            throw ServiceFailure(.image(error))
+        } catch {
+            throw ServiceFailure(status: .serviceUnavailable, error: "cancelled", detail: "the request went away")
+        }
+    }
+
+    /// A full disk or a read-only cache folder is one warning; the image is served all the same.
+    private func store(_ image: EncodedImage, etag: String) {
+        guard let cache else { return }
+        do {
+            try cache.store(DiskCache.Entry(format: image.format, width: image.width, height: image.height, data: image.data), key: etag)
+        } catch {
+            if cacheWarning.firstTime() { logger.warning("the cache cannot be written (\(error)); serving without it") }
+        }
+    }
+
+    private func headers(etag: String, negotiated: Bool, file: String) -> HTTPFields {
+        var headers = HTTPFields()
+        headers[.eTag] = etag
+        headers[.cacheControl] = "public, max-age=\(settings.maxAge), immutable"
+        if negotiated { headers[.vary] = "Accept" }
+        if let modified = (try? FileManager.default.attributesOfItem(atPath: file)[.modificationDate]) as? Date {
+            headers[.lastModified] = Self.httpDate(modified)
+        }
+        return headers
+    }
+
+    private func image(_ data: Data, format: OutputFormat, headers: inout HTTPFields, method: HTTPRequest.Method) -> Response {
+        headers[.contentType] = format.mimeType
+        headers[.contentLength] = String(data.count)
+        metrics.bytesOut(data.count)
+        return Response(status: .ok, headers: headers, body: method == .head ? ResponseBody() : ResponseBody(byteBuffer: ByteBuffer(bytes: data)))
+    }
+
+    static func text(_ text: String, type: String = "text/plain; charset=utf-8") -> Response {
+        var headers = HTTPFields()
+        headers[.contentType] = type
+        headers[.cacheControl] = "no-cache"
+        headers[.contentLength] = String(text.utf8.count)
+        return Response(status: .ok, headers: headers, body: ResponseBody(byteBuffer: ByteBuffer(string: text)))
+    }
+
+    /// `/…/pr:list/…`: logs never carry a full signature.
+    static func elidingSignature(_ path: String) -> String {
+        guard path.count > 1, let slash = path.dropFirst().firstIndex(of: "/") else { return path }
+        return "/…" + path[slash...]
+    }
+
+    private static let dateFormatter: DateFormatter = {
+        let formatter = DateFormatter()
+        formatter.locale = Locale(identifier: "en_US_POSIX")
+        formatter.timeZone = TimeZone(identifier: "GMT")
+        formatter.dateFormat = "EEE, dd MMM yyyy HH:mm:ss 'GMT'"
+        return formatter
+    }()
+
+    static func httpDate(_ date: Date) -> String { dateFormatter.string(from: date) }
+}
+
+/// Set once, for warnings that would otherwise repeat on every request.
+final class OnceFlag: @unchecked Sendable {
+    private let lock = NSLock()
+    private var done = false
+
+    func firstTime() -> Bool {
+        lock.withLock {
+            defer { done = true }
+            return !done
+        }
+    }
+}
