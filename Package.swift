@@ -47,7 +47,7 @@ let package = Package(
         ),
         // Runs the built executable for the CLI tests; depending on it gets the executable built.
         .target(name: "TestSupport", dependencies: ["market-images"], path: "Tests/TestSupport"),
-        .testTarget(name: "ImagePipelineTests", dependencies: ["ImagePipeline", "TestSupport"]),
+        .testTarget(name: "ImagePipelineTests", dependencies: ["ImagePipeline", "MarketUploader", "TestSupport"]),
         .testTarget(
             name: "MarketUploaderTests",
             dependencies: [

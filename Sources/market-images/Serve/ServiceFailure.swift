@@ -43,8 +43,12 @@ struct ServiceFailure: Error {
         case .libraryUnavailable, .processingFailed, .encodeFailed, .outputFailed, .outputUnavailable, .outputUnsafe, .outputLocked:
             .internalServerError
         }
-        // Output errors name server-side paths; the client gets the kind only.
-        let detail = status == .internalServerError ? "the image could not be processed" : failure.description
+        // libvips' own words and output errors can name server-side paths; the client gets the kind.
+        let detail = switch failure {
+        case .damaged(let format, _): ImagePipelineError.damaged(format: format, detail: "").description
+        case _ where status == .internalServerError: "the image could not be processed"
+        default: failure.description
+        }
         self.init(status: status, error: failure.code, detail: detail)
         if case .overloaded = failure { retryAfter = 1 }
     }

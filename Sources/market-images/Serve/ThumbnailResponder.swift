@@ -68,7 +68,7 @@ struct ThumbnailResponder: HTTPResponder {
             throw ServiceFailure(status: .notFound, error: "source-not-found", detail: "no such image under the served root")
         }
         let accept = request.headers[.accept]
-        let (format, negotiated) = try await settleFormat(parsed.options, accept: accept, file: file)
+        let (format, negotiated) = try settleFormat(parsed.options, accept: accept, file: file)
         let spec: RenderSpec
         do {
             spec = try parsed.options.spec(format: format, defaultQuality: processor.limits.defaultQuality, maxOutputEdge: processor.limits.maxOutputEdge)
@@ -91,12 +91,12 @@ struct ThumbnailResponder: HTTPResponder {
     }
 
     /// The URL's format, else `Accept`'s, else the source's transparency decides (a header read).
-    private func settleFormat(_ options: ProcessingOptions, accept: String?, file: String) async throws(ServiceFailure) -> (OutputFormat, Bool) {
+    private func settleFormat(_ options: ProcessingOptions, accept: String?, file: String) throws(ServiceFailure) -> (OutputFormat, Bool) {
         let direct = processor.format(for: options, accept: accept, sourceHasAlpha: false)
         guard direct.negotiated, direct.format == .jpeg, options.maxBytes == nil else { return direct }
+        // A header read, no pixels: quick enough to do here rather than queue behind image work.
         do {
-            let header = try await pool.run { () throws(ImagePipelineError) in try ImageHeader.read(file: file) }
-            return processor.format(for: options, accept: accept, sourceHasAlpha: header.hasAlpha)
+            return processor.format(for: options, accept: accept, sourceHasAlpha: try ImageHeader.read(file: file).hasAlpha)
         } catch {
             throw ServiceFailure(.image(error))
         }

@@ -1,0 +1,87 @@
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// `market-images serve` started as a user starts it, on a free loopback port, and spoken to over
+/// real HTTP with URLSession.
+public final class ServiceProcess: @unchecked Sendable {
+    public struct Answer: Sendable {
+        public var status: Int
+        public var headers: [String: String]
+        public var body: Data
+
+        public func header(_ name: String) -> String? {
+            headers.first { $0.key.caseInsensitiveCompare(name) == .orderedSame }?.value
+        }
+    }
+
+    private let process = Process()
+    private let lock = NSLock()
+    private var log = Data()
+    public private(set) var base = URL(string: "http://127.0.0.1")!
+
+    /// Starts the service and waits until it says where it listens (or it exits: then `base` is
+    /// unset and `waitForExit` tells why).
+    public init(_ arguments: [String], environment: [String: String] = [:]) throws {
+        process.executableURL = CommandLineTool.executable
+        process.arguments = ["serve", "--bind", "127.0.0.1:0"] + arguments
+        process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
+        let errors = Pipe()
+        process.standardError = errors
+        process.standardOutput = FileHandle.nullDevice
+        errors.fileHandleForReading.readabilityHandler = { [weak self] handle in
+            let chunk = handle.availableData
+            self?.lock.withLock { self?.log.append(chunk) }
+        }
+        try process.run()
+        let deadline = Date().addingTimeInterval(30)
+        while Date() < deadline, process.isRunning {
+            if let range = logText.range(of: #"listening on http://127\.0\.0\.1:\d+"#, options: .regularExpression) {
+                base = URL(string: String(logText[range].dropFirst("listening on ".count)))!
+                return
+            }
+            usleep(20_000)
+        }
+    }
+
+    public var isListening: Bool { base.port != nil }
+
+    /// Everything the service wrote to stderr so far: its warnings and access log.
+    public var logText: String { lock.withLock { String(decoding: log, as: UTF8.self) } }
+
+    public func get(_ path: String, headers: [String: String] = [:], timeout: TimeInterval = 30) async throws -> Answer {
+        var request = URLRequest(url: URL(string: base.absoluteString + path)!)
+        request.timeoutInterval = timeout
+        for (name, value) in headers { request.setValue(value, forHTTPHeaderField: name) }
+        let configuration = URLSessionConfiguration.ephemeral
+        configuration.requestCachePolicy = .reloadIgnoringLocalCacheData
+        let session = URLSession(configuration: configuration)
+        defer { session.finishTasksAndInvalidate() }
+        let (data, response) = try await session.data(for: request)
+        let http = response as! HTTPURLResponse
+        var fields: [String: String] = [:]
+        for (name, value) in http.allHeaderFields { fields["\(name)"] = "\(value)" }
+        return Answer(status: http.statusCode, headers: fields, body: data)
+    }
+
+    /// SIGTERM, as a supervisor stops a service.
+    public func terminate() {
+        if process.isRunning { kill(process.processIdentifier, SIGTERM) }
+    }
+
+    /// Waits for the process to end (killing it after `timeLimit`) and returns its exit status.
+    @discardableResult
+    public func waitForExit(timeLimit: TimeInterval = 30) -> Int32 {
+        let deadline = Date().addingTimeInterval(timeLimit)
+        while process.isRunning, Date() < deadline { usleep(20_000) }
+        if process.isRunning { kill(process.processIdentifier, SIGKILL) }
+        process.waitUntilExit()
+        usleep(50_000)
+        return process.terminationStatus
+    }
+
+    deinit {
+        if process.isRunning { kill(process.processIdentifier, SIGKILL) }
+    }
+}
