@@ -63,7 +63,7 @@ final class CommandLineTests: XCTestCase {
         }
         let sections = ["prepare": "prepare", "thumbs": "thumbs", "inspect": "inspect", "register": "register, edit, attach, publish",
                         "edit": "register, edit, attach, publish", "attach": "register, edit, attach, publish",
-                        "publish": "register, edit, attach, publish", "url": "url"]
+                        "publish": "register, edit, attach, publish", "url": "url", "serve": "serve: the thumbnail service"]
         for command in [""] + sections.keys.sorted() {
             let help = try runTool((command.isEmpty ? [] : [command]) + ["--help"])
             XCTAssertEqual(help.status, 0)

@@ -25,7 +25,8 @@ struct Serve: AsyncParsableCommand {
         (Prometheus) are served too.
 
         EXAMPLES:
-          market-images serve --root ready --bind 127.0.0.1:8080 --cache /var/cache/market-images
+          market-images serve --root ready --cache /var/cache/market-images
+          market-images serve --root ready --bind 0.0.0.0:8080 --key-file key.hex
           market-images serve --root Samples --insecure-unsigned
         """
     )
