@@ -79,6 +79,19 @@ final class ServeTests: FolderTestCase {
         for (file, tags) in try Exiftool.metadata(in: files) { XCTAssertEqual(tags, [], file) }
     }
 
+    /// The list and grid presets are the very thumbnails `thumbs` writes, byte for byte.
+    func testPresetsGiveExactlyWhatThumbsWrites() async throws {
+        let made = try CommandLineTool.run(["thumbs", input, "--out", root + "/thumbs"])
+        XCTAssertEqual(made.status, 0, made.stderr)
+        let service = try start()
+        for (preset, dpr, file) in [("list", 3, "list@3x"), ("list", 2, "list@2x"), ("grid", 3, "grid@3x"), ("grid", 2, "grid@2x")] {
+            let answer = try await service.get(path("sku-1/IMG_1.jpg", ["pr:\(preset)", "dpr:\(dpr)"], format: "jpg"))
+            XCTAssertEqual(answer.status, 200)
+            let written = try Data(contentsOf: URL(fileURLWithPath: root + "/thumbs/sku-1/IMG_1.\(file).jpg"))
+            XCTAssertEqual(answer.body, written, "pr:\(preset)/dpr:\(dpr) is \(file).jpg")
+        }
+    }
+
     /// Every refusal with its status, a JSON body, and no secret or full signature in the log.
     func testRefusalsHaveTheirStatus() async throws {
         try Data("<html>not an image</html>".utf8).write(to: URL(fileURLWithPath: input + "/sku-1/fake.jpg"))

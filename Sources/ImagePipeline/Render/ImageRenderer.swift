@@ -36,6 +36,16 @@ public struct ImageRenderer: Sendable {
 
     /// The pixels of the output, before encoding.
     func resize(_ decoded: DecodedImage) throws(ImagePipelineError) -> DecodedImage {
+        guard let side = spec.framing else { return try resizeUnframed(decoded) }
+        var square = spec
+        (square.width, square.height, square.resizing, square.framing) = (side, side, .fillDown, nil)
+        let master = try ImageRenderer(spec: square).resizeUnframed(decoded)
+        let box = (width: spec.width > 0 ? spec.width : DecodedImage.unbounded, height: spec.height > 0 ? spec.height : DecodedImage.unbounded)
+        guard spec.enlarge || master.width > box.width || master.height > box.height else { return master }
+        return try master.fitting(box: box, crop: VIPS_INTERESTING_NONE, enlarge: spec.enlarge)
+    }
+
+    private func resizeUnframed(_ decoded: DecodedImage) throws(ImagePipelineError) -> DecodedImage {
         let (w, h) = (spec.width, spec.height)
         let (sourceWidth, sourceHeight) = (Double(decoded.width), Double(decoded.height))
         switch spec.effectiveResizing(uprightWidth: decoded.width, uprightHeight: decoded.height) {

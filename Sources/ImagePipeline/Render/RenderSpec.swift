@@ -36,6 +36,10 @@ public struct RenderSpec: Sendable, Hashable, Codable {
     public var minQuality = 40
     /// When set, the output is never larger: quality falls, then the pixels shrink.
     public var maxBytes: Int?
+    /// When set, the photo is first cut to a square of this many pixels (as `fill-down` with the
+    /// gravity) and the output is fitted from that square: how `thumbs` cuts every variant from one
+    /// crop, so a list row and a grid cell show the same framing.
+    public var framing: Int?
 
     public init(width: Int = 0, height: Int = 0, resizing: Resizing = .fit, gravity: Gravity = .centre,
                 enlarge: Bool = false, format: OutputFormat = .jpeg, quality: Int = 80, maxBytes: Int? = nil) {
@@ -63,6 +67,7 @@ public struct RenderSpec: Sendable, Hashable, Codable {
             .outOfRange("quality", quality, Self.qualityRange),
             .outOfRange("min-quality", minQuality, Self.qualityRange),
             maxBytes.flatMap { .outOfRange("max_bytes", $0, Self.bytesRange) },
+            framing.flatMap { .outOfRange("framing", $0, 1...Self.edgeRange.upperBound) },
         ].compactMap { $0 }
     }
 
@@ -74,6 +79,9 @@ public struct RenderSpec: Sendable, Hashable, Codable {
     /// The box a source must be decoded into so that no output pixel needs upscaling: a crop or a
     /// forced size needs both sides at least the box, a fit only the constraining one.
     public func decodeBox(uprightWidth: Int, uprightHeight: Int) -> (width: Int, height: Int) {
+        if let framing {
+            return RenderSpec(width: framing, height: framing, resizing: .fillDown).decodeBox(uprightWidth: uprightWidth, uprightHeight: uprightHeight)
+        }
         let free = DecodedImage.unbounded
         guard width > 0 || height > 0 else { return (free, free) }
         switch effectiveResizing(uprightWidth: uprightWidth, uprightHeight: uprightHeight) {

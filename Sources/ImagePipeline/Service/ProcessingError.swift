@@ -23,7 +23,7 @@ public enum ProcessingError: Error, Equatable, Sendable, CustomStringConvertible
         case .unknownOption(let name):
             "unknown option \"\(String(name.prefix(64)))\"; options: resize (rs), size (s), resizing_type (rt), width (w), "
                 + "height (h), dpr, enlarge (el), gravity (g), quality (q), max_bytes (mb), format (f, ext), preset (pr), "
-                + "expires (exp), cachebuster (cb), strip_metadata (sm)"
+                + "expires (exp), cachebuster (cb), strip_metadata (sm), framing (fr)"
         case .invalidArgument(let option, let value, let expected): "\(option): \"\(value)\" is not valid; expected \(expected)"
         case .unknownPreset(let name): "unknown preset \"\(String(name.prefix(64)))\""
         case .expired: "the URL has expired"

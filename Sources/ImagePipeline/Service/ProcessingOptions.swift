@@ -21,6 +21,9 @@ public struct ProcessingOptions: Sendable, Equatable {
     public var expires: Date?
     /// Changes the URL, and so any cache key derived from it, but not the image.
     public var cacheBuster = ""
+    /// `framing`/`fr` (a market-images extension): cut a square of this many pixels first and fit
+    /// the output from it, as `thumbs` does; the `list` and `grid` presets set it.
+    public var framing: Int?
 
     public init() {}
 
@@ -32,9 +35,13 @@ public struct ProcessingOptions: Sendable, Equatable {
     /// square `thumbs` calls `list@3x`, `pr:upload` for what `prepare` makes by default.
     public static let standardPresets: [String: String] = {
         var presets = ["upload": "rs:fit:\(PrepareOptions().maxEdge):\(PrepareOptions().maxEdge)/mb:\(PrepareOptions().maxBytes)/f:jpg/q:\(PrepareOptions().maxQuality)"]
+        // Exactly what `thumbs` makes with its defaults: same crop, same master square, same quality,
+        // so `pr:list/dpr:3/f:jpg` is byte for byte `list@3x.jpg`.
         let thumbnails = ThumbnailOptions()
+        let master = thumbnails.sizes.first?.pixels ?? 600
         for variant in thumbnails.variants {
             presets[variant.name] = "rs:fill-down:\(variant.points):\(variant.points)/g:\(thumbnails.crop == .attention ? "sm" : "ce")"
+                + "/fr:\(master)/q:\(thumbnails.quality)"
         }
         return presets
     }()
@@ -101,6 +108,10 @@ public struct ProcessingOptions: Sendable, Equatable {
         case "expires", "exp":
             try option.expect(exactly: 1)
             expires = Date(timeIntervalSince1970: TimeInterval(try option.integer(option[0] ?? "", in: 0...Int(Int32.max) * 4)))
+        case "framing", "fr":
+            try option.expect(exactly: 1)
+            let value = try option.integer(option[0] ?? "", in: Self.sizeRange)
+            framing = value == 0 ? nil : value
         case "cachebuster", "cb":
             cacheBuster = arguments.joined(separator: ":")
         case "strip_metadata", "sm":
@@ -138,14 +149,21 @@ public struct ProcessingOptions: Sendable, Equatable {
             }
             return Int(value)
         }
-        return RenderSpec(width: try pixels(width, "width"), height: try pixels(height, "height"), resizing: resizing,
-                          gravity: gravity, enlarge: enlarge, format: format, quality: quality ?? defaultQuality, maxBytes: maxBytes)
+        var spec = RenderSpec(width: try pixels(width, "width"), height: try pixels(height, "height"), resizing: resizing,
+                              gravity: gravity, enlarge: enlarge, format: format, quality: quality ?? defaultQuality, maxBytes: maxBytes)
+        if let framing {
+            guard framing <= maxOutputEdge else {
+                throw .invalidArgument(option: "framing", value: String(framing), expected: "at most \(maxOutputEdge) pixels")
+            }
+            spec.framing = framing
+        }
+        return spec
     }
 
     /// Everything that decides the output's bytes, in one stable string: for cache keys and ETags.
     public func canonical(format: OutputFormat, defaultQuality: Int) -> String {
         "rt:\(resizing.rawValue)/w:\(width)/h:\(height)/dpr:\(dpr)/g:\(gravity.rawValue)/el:\(enlarge ? 1 : 0)"
-            + "/q:\(quality ?? defaultQuality)/mb:\(maxBytes ?? 0)/f:\(format.rawValue)"
+            + "/q:\(quality ?? defaultQuality)/mb:\(maxBytes ?? 0)/f:\(format.rawValue)/fr:\(framing ?? 0)"
     }
 }
 
