@@ -18,6 +18,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-metrics", from: "2.13.0"),
         .package(url: "https://github.com/swift-server/swift-prometheus", from: "2.4.0"),
         .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
+        .package(url: "https://github.com/swift-server/async-http-client", from: "1.37.0"),
         // Test-only: a loopback HTTP server and an independent multipart parser for the uploader tests.
         .package(url: "https://github.com/swhitty/FlyingFox", from: "0.27.0"),
         .package(url: "https://github.com/vapor/multipart-kit", from: "4.7.0"),
@@ -43,11 +44,15 @@ let package = Package(
                 .product(name: "Metrics", package: "swift-metrics"),
                 .product(name: "Prometheus", package: "swift-prometheus"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
             ]
         ),
         // Runs the built executable for the CLI tests; depending on it gets the executable built.
         .target(name: "TestSupport", dependencies: ["market-images"], path: "Tests/TestSupport"),
-        .testTarget(name: "ImagePipelineTests", dependencies: ["ImagePipeline", "MarketUploader", "TestSupport"]),
+        .testTarget(
+            name: "ImagePipelineTests",
+            dependencies: ["ImagePipeline", "MarketUploader", "TestSupport", .product(name: "FlyingFox", package: "FlyingFox")]
+        ),
         .testTarget(
             name: "MarketUploaderTests",
             dependencies: [

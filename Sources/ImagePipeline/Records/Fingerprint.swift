@@ -6,6 +6,10 @@ import Foundation
 /// allow; 128 bits leave no practical collision either way.
 public enum Fingerprint {
     public static func hex(_ text: String) -> String {
-        SHA256.hash(data: Data(text.utf8)).prefix(16).map { String(format: "%02x", $0) }.joined()
+        hex(Data(text.utf8))
+    }
+
+    public static func hex(_ data: Data) -> String {
+        SHA256.hash(data: data).prefix(16).map { String(format: "%02x", $0) }.joined()
     }
 }

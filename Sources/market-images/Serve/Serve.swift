@@ -20,7 +20,8 @@ struct Serve: AsyncParsableCommand {
         URLs are /{signature}/{options}/{source}: options in imgproxy's names (see `market-images url`), \
         the source local:///path under --root. The key and salt are hex, from $MARKET_IMAGES_KEY and \
         $MARKET_IMAGES_SALT or --key-file; without them the service refuses to start unless \
-        --insecure-unsigned, which binds loopback only. SIGTERM or SIGINT stops accepting, lets \
+        --insecure-unsigned, which binds loopback only. http(s) sources must be under an --allow-source \
+        prefix and, unless --allow-private-sources, not on an internal address. SIGTERM or SIGINT stops accepting, lets \
         requests in flight finish within --grace seconds, and exits 0. GET /health and GET /metrics \
         (Prometheus) are served too.
 
@@ -33,6 +34,19 @@ struct Serve: AsyncParsableCommand {
 
     @Option(help: "The folder local:/// sources are served from.")
     var root: String
+
+    @Option(name: .customLong("allow-source"), parsing: .singleValue,
+            help: "An http(s) URL prefix sources may come from, e.g. https://images.example.com/; repeatable.")
+    var allowedSources: [String] = []
+
+    @Flag(help: "Allow sources on loopback, private and link-local addresses (refused by default).")
+    var allowPrivateSources = false
+
+    @Option(help: "Largest source download in bytes; the download stops as soon as it is exceeded.")
+    var maxSourceBytes = 20_000_000
+
+    @Option(help: "Seconds a source download may take.")
+    var downloadTimeout = 5
 
     @Option(help: "Address and port to listen on (port 0: any free port, printed at start).")
     var bind = "127.0.0.1:8080"
@@ -74,9 +88,16 @@ struct Serve: AsyncParsableCommand {
 
     func validate() throws {
         guard FileManager.default.isDirectory(root) else { throw ValidationError("--root \(Terminal.display(root)) is not a folder") }
+        // A prefix must end its host, or http://host.example.com would also allow http://host.example.com.evil.test.
+        for prefix in allowedSources {
+            guard let url = URL(string: prefix), ["http", "https"].contains(url.scheme?.lowercased()), url.host != nil,
+                  prefix.dropFirst((url.scheme?.count ?? 0) + 3).contains("/") else {
+                throw ValidationError("--allow-source takes an http(s) URL prefix ending its host with /, e.g. https://images.example.com/")
+            }
+        }
         _ = try address()
         guard (1...256).contains(workers ?? 1), (0...100_000).contains(queue), (16...16_384).contains(maxOutputEdge),
-              (1...100).contains(quality), cacheSize > 0, grace >= 0, maxAge >= 0 else {
+              (1...100).contains(quality), cacheSize > 0, grace >= 0, maxAge >= 0, maxSourceBytes > 0, (1...600).contains(downloadTimeout) else {
             throw ValidationError("--workers 1–256, --queue 0–100000, --max-output-edge 16–16384, --quality 1–100, and positive sizes")
         }
         _ = try presetTable()
@@ -119,7 +140,10 @@ struct Serve: AsyncParsableCommand {
         limits.maxPixels = maxPixels
         let responder = ThumbnailResponder(
             settings: ServeSettings(presets: try presetTable(), maxAge: maxAge), signature: signature,
-            sources: try LocalSourceRoot(root), processor: ImageProcessor(limits: limits),
+            sources: try LocalSourceRoot(root),
+            remote: RemoteSources(prefixes: allowedSources, allowInternal: allowPrivateSources, maxBytes: maxSourceBytes,
+                                  timeout: .seconds(Int64(downloadTimeout))),
+            processor: ImageProcessor(limits: limits),
             pool: ImageWorkPool(workers: workers ?? ProcessInfo.processInfo.activeProcessorCount, queueLimit: queue),
             cache: try cache.map { try DiskCache(folder: $0, sizeLimit: cacheSize) }, metrics: metrics, logger: logger)
         let application = Application(

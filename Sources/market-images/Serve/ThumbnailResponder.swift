@@ -14,6 +14,7 @@ struct ThumbnailResponder: HTTPResponder {
     let settings: ServeSettings
     let signature: SignatureCheck
     let sources: LocalSourceRoot?
+    let remote: RemoteSources
     let processor: ImageProcessor
     let pool: ImageWorkPool
     let cache: DiskCache?
@@ -64,11 +65,9 @@ struct ThumbnailResponder: HTTPResponder {
         } catch {
             throw ServiceFailure(error)
         }
-        guard let file = sources?.resolve(parsed.source), let fingerprint = SourceFingerprint.of(file) else {
-            throw ServiceFailure(status: .notFound, error: "source-not-found", detail: "no such image under the served root")
-        }
+        let (source, fingerprint, modified) = try await resolve(parsed.source)
         let accept = request.headers[.accept]
-        let (format, negotiated) = try settleFormat(parsed.options, accept: accept, file: file)
+        let (format, negotiated) = try settleFormat(parsed.options, accept: accept, source: source)
         let spec: RenderSpec
         do {
             spec = try parsed.options.spec(format: format, defaultQuality: processor.limits.defaultQuality, maxOutputEdge: processor.limits.maxOutputEdge)
@@ -76,7 +75,7 @@ struct ThumbnailResponder: HTTPResponder {
             throw ServiceFailure(error)
         }
         let etag = processor.etag(source: parsed.source, fingerprint: fingerprint, options: parsed.options, format: format)
-        var headers = headers(etag: etag, negotiated: negotiated, file: file)
+        var headers = headers(etag: etag, negotiated: negotiated, modified: modified)
         if let match = request.headers[.ifNoneMatch], match.split(separator: ",").contains(where: { $0.trimmingCharacters(in: .whitespaces) == etag }) {
             return (Response(status: .notModified, headers: headers), "revalidated")
         }
@@ -85,35 +84,48 @@ struct ThumbnailResponder: HTTPResponder {
             return (image(cached.data, format: cached.format, headers: &headers, method: request.method), "hit")
         }
         metrics.cache("miss")
-        let output = try await render(spec, file: file, etag: etag)
+        let output = try await render(spec, source: source, etag: etag)
         store(output, etag: etag)
         return (image(output.data, format: output.format, headers: &headers, method: request.method), "miss")
     }
 
-    /// The URL's format, else `Accept`'s, else the source's transparency decides (a header read).
-    private func settleFormat(_ options: ProcessingOptions, accept: String?, file: String) throws(ServiceFailure) -> (OutputFormat, Bool) {
+    /// The source's bytes or file, a fingerprint of its content, and when it changed (local files).
+    private func resolve(_ name: String) async throws(ServiceFailure) -> (ImageSource, String, Date?) {
+        if remote.isRemote(name) {
+            let data = try await remote.fetch(name)
+            metrics.sourceBytes(data.count)
+            return (.data(data), Fingerprint.hex(data), nil)
+        }
+        guard let file = sources?.resolve(name), let fingerprint = SourceFingerprint.of(file) else {
+            throw ServiceFailure(status: .notFound, error: "source-not-found", detail: "no such image under the served root")
+        }
+        let modified = (try? FileManager.default.attributesOfItem(atPath: file)[.modificationDate]) as? Date
+        return (.file(file), fingerprint, modified)
+    }
+
+    /// The URL's format, else `Accept`'s, else the source's transparency decides (a header read:
+    /// quick enough to do here rather than queue behind image work).
+    private func settleFormat(_ options: ProcessingOptions, accept: String?, source: ImageSource) throws(ServiceFailure) -> (OutputFormat, Bool) {
         let direct = processor.format(for: options, accept: accept, sourceHasAlpha: false)
         guard direct.negotiated, direct.format == .jpeg, options.maxBytes == nil else { return direct }
-        // A header read, no pixels: quick enough to do here rather than queue behind image work.
         do {
-            return processor.format(for: options, accept: accept, sourceHasAlpha: try ImageHeader.read(file: file).hasAlpha)
+            return processor.format(for: options, accept: accept, sourceHasAlpha: try ImageHeader.read(source).hasAlpha)
         } catch {
             throw ServiceFailure(.image(error))
         }
     }
 
     /// One rendering per output: concurrent requests for it wait for the same one, on the pool.
-    private func render(_ spec: RenderSpec, file: String, etag: String) async throws(ServiceFailure) -> EncodedImage {
+    private func render(_ spec: RenderSpec, source: ImageSource, etag: String) async throws(ServiceFailure) -> EncodedImage {
         let maxPixels = processor.limits.maxPixels
         do {
             return try await flight.run(etag) { [pool, metrics] in
                 let started = ContinuousClock.now
                 let output = try await pool.run { () throws(ImagePipelineError) in
-                    try ImageRenderer(spec: spec).render(.file(file), maxPixels: maxPixels)
+                    try ImageRenderer(spec: spec).render(source, maxPixels: maxPixels)
                 }
                 let elapsed = ContinuousClock.now - started
                 metrics.processed(seconds: Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18)
-                metrics.sourceBytes((try? FileManager.default.attributesOfItem(atPath: file)[.size] as? Int) ?? 0)
                 return output
             }
         } catch let error as ImagePipelineError {
@@ -133,14 +145,12 @@ struct ThumbnailResponder: HTTPResponder {
         }
     }
 
-    private func headers(etag: String, negotiated: Bool, file: String) -> HTTPFields {
+    private func headers(etag: String, negotiated: Bool, modified: Date?) -> HTTPFields {
         var headers = HTTPFields()
         headers[.eTag] = etag
         headers[.cacheControl] = "public, max-age=\(settings.maxAge), immutable"
         if negotiated { headers[.vary] = "Accept" }
-        if let modified = (try? FileManager.default.attributesOfItem(atPath: file)[.modificationDate]) as? Date {
-            headers[.lastModified] = Self.httpDate(modified)
-        }
+        if let modified { headers[.lastModified] = Self.httpDate(modified) }
         return headers
     }
 
