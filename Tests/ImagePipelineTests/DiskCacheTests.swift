@@ -66,6 +66,7 @@ final class DiskCacheTests: XCTestCase {
         XCTAssertNotNil(cache.load(key: "k19"))
         XCTAssertNil(cache.load(key: "k1"), "the stalest went first")
         XCTAssertGreaterThan(cache.size, 50_000, "eviction stops at 90%, not at empty")
+        XCTAssertEqual(cache.evictions, 20 - (try files(in: folder).count), "every file gone was counted")
     }
 
     /// Two caches on one folder (two servers), storing and loading the same keys from several

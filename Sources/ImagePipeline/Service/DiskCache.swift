@@ -38,6 +38,7 @@ public final class DiskCache: @unchecked Sendable {
     private let lock = NSLock()
     /// Bytes believed to be in the folder; a full scan corrects it whenever eviction runs.
     private var estimatedSize = 0
+    private var evictedCount = 0
 
     public init(folder: String, sizeLimit: Int) throws(ImagePipelineError) {
         guard sizeLimit > 0 else { throw .invalidOption(name: "cache-size", value: String(sizeLimit), allowed: "more than 0 bytes") }
@@ -85,11 +86,20 @@ public final class DiskCache: @unchecked Sendable {
         let files = files().sorted { $0.modified < $1.modified }
         var total = files.reduce(0) { $0 + $1.size }
         let target = sizeLimit / 10 * 9
+        var evicted = 0
         for file in files where total > target {
-            if unlink(file.path) == 0 || errno == ENOENT { total -= file.size }
+            guard unlink(file.path) == 0 || errno == ENOENT else { continue }
+            total -= file.size
+            evicted += 1
         }
-        lock.withLock { estimatedSize = total }
+        lock.withLock {
+            estimatedSize = total
+            evictedCount += evicted
+        }
     }
+
+    /// Files this process has evicted since it started, for metrics.
+    public var evictions: Int { lock.withLock { evictedCount } }
 
     /// Bytes in the folder now, by a scan: other processes may have added or removed files.
     public var size: Int { files().reduce(0) { $0 + $1.size } }

@@ -22,8 +22,10 @@ struct ServiceMetrics: Sendable {
         Counter(label: "market_images_cache_total", dimensions: [("outcome", outcome)]).increment()
     }
 
-    func queue(depth: Int) {
-        Gauge(label: "market_images_queue_depth").record(depth)
+    /// Values read when `/metrics` is scraped.
+    func scraped(queueDepth: Int, evictions: Int) {
+        Gauge(label: "market_images_queue_depth").record(queueDepth)
+        Gauge(label: "market_images_cache_evictions").record(evictions)
     }
 
     func sourceBytes(_ count: Int) {

@@ -49,7 +49,7 @@ struct ThumbnailResponder: HTTPResponder {
         }
         if path == "/health" { return (Self.text("ok\n"), "-") }
         if path == "/metrics" {
-            metrics.queue(depth: pool.queued)
+            metrics.scraped(queueDepth: pool.queued, evictions: cache?.evictions ?? 0)
             return (Self.text(metrics.render(), type: "text/plain; version=0.0.4"), "-")
         }
         let trimmed = path.dropFirst()
