@@ -40,26 +40,24 @@ public struct DecodedImage: Sendable {
         let origin = VipsErrorLog.Source(loader: header.loader, format: header.format, fileName: source.fileName)
         let damaged = { (detail: String) in ImagePipelineError.damaged(format: header.format, detail: detail) }
         Self.counter.increment()
-        // fail_on only takes effect while pixels are read: a truncated JPEG fails at materialising,
-        // not as grey, so every path materialises while the source bytes are still pinned.
+        // CMYK is loaded whole and converted through its own profile (see `fromCMYK`); everything
+        // else shrinks on load. fail_on only takes effect while pixels are read: a truncated JPEG
+        // fails at materialising, not as grey, so every path materialises while the bytes are pinned.
+        func decode(_ operation: (UnsafeMutablePointer<UnsafeMutablePointer<VipsImage>?>) -> Int32) throws(ImagePipelineError) -> VipsImageHandle {
+            let loaded = try VipsImageHandle.make(origin: origin, damaged, operation)
+            return try (header.isCMYK ? loaded.fromCMYK(into: (width, height)) : loaded.normalisedTo8BitDisplay()).materialized()
+        }
         let decoded: VipsImageHandle
-        switch (source, header.isCMYK) {
-        case (.file(let path), false):
-            decoded = try VipsImageHandle.make(origin: origin, damaged) { mi_thumbnail(path, $0, width, height, exportProfile) }
-                .normalisedTo8BitDisplay().materialized()
-        case (.file(let path), true):
-            decoded = try VipsImageHandle.make(origin: origin, damaged) { mi_load(path, $0) }
-                .fromCMYK(into: (width, height)).materialized()
-        case (.data, let cmyk):
-            decoded = try source.withBytes { bytes throws(ImagePipelineError) in
-                if cmyk {
-                    return try VipsImageHandle.make(origin: origin, damaged) { mi_load_buffer(bytes.baseAddress, bytes.count, $0) }
-                        .fromCMYK(into: (width, height)).materialized()
+        switch source {
+        case .file(let path):
+            decoded = try decode { header.isCMYK ? mi_load(path, $0) : mi_thumbnail(path, $0, width, height, exportProfile) }
+        case .data(let data):
+            decoded = try ImageSource.pinning(data) { bytes throws(ImagePipelineError) in
+                try decode { out in
+                    header.isCMYK ? mi_load_buffer(bytes.baseAddress, bytes.count, out)
+                        : mi_thumbnail_buffer(bytes.baseAddress, bytes.count, out, width, height, exportProfile)
                 }
-                return try VipsImageHandle.make(origin: origin, damaged) {
-                    mi_thumbnail_buffer(bytes.baseAddress, bytes.count, $0, width, height, exportProfile)
-                }.normalisedTo8BitDisplay().materialized()
-            }!
+            }
         }
         // The pixels are in memory; metadata blobs may still point into the caller's bytes.
         mi_remove_blob_fields(decoded.pointer)

@@ -58,11 +58,11 @@ public struct ImageHeader: Sendable, Equatable, Codable {
             return try open(source, loader: vips_foreign_find_load(path)) { mi_open_header(path) }
         case .data(let data):
             guard !data.isEmpty else { throw .emptySource }
-            return try source.withBytes { bytes throws(ImagePipelineError) in
+            return try ImageSource.pinning(data) { bytes throws(ImagePipelineError) in
                 try open(source, loader: vips_foreign_find_load_buffer(bytes.baseAddress, bytes.count)) {
                     mi_open_header_buffer(bytes.baseAddress, bytes.count)
                 }
-            }!
+            }
         }
     }
 

@@ -12,11 +12,10 @@ public enum ImageSource: Sendable, Equatable {
         return (path as NSString).lastPathComponent
     }
 
-    /// Runs `body` with the bytes pinned in memory: libvips' buffer loaders do not copy, so the bytes
+    /// Runs `body` with `data` pinned in memory: libvips' buffer loaders do not copy, so the bytes
     /// must outlive every lazy read of pixels, which `body` must finish (materialise) before returning.
-    func withBytes<T>(_ body: (UnsafeRawBufferPointer) throws(ImagePipelineError) -> T) throws(ImagePipelineError) -> T? {
-        guard case .data(let data) = self else { return nil }
-        return try data.withUnsafeBytes { bytes in
+    static func pinning<T>(_ data: Data, _ body: (UnsafeRawBufferPointer) throws(ImagePipelineError) -> T) throws(ImagePipelineError) -> T {
+        try data.withUnsafeBytes { bytes in
             Result { () throws(ImagePipelineError) in try body(bytes) }
         }.get()
     }

@@ -89,8 +89,9 @@ final class Records: @unchecked Sendable {
             failures[photo.path] = Manifest.Failure(source: photo.path, cause: error)
             // Not journalled as such: a rerun tries a failed photo again anyway. Dropping its old
             // entries is, so a killed run cannot resurrect outputs that no longer match.
-            try? journal.append(.failure(source: photo.path, error: error.description, kind: error.code))
-            apply(.failure(source: photo.path, error: error.description, kind: error.code))
+            let entry = RecordJournal.Entry.failure(source: photo.path, error: error.description, kind: error.code)
+            try? journal.append(entry)
+            apply(entry)
         }
     }
 

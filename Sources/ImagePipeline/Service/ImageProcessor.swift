@@ -45,32 +45,30 @@ public struct ImageProcessor: Sendable {
         return "\"" + Fingerprint.hex(identity) + "\""
     }
 
-    /// Reads the source's header (no pixels), settles the format, then renders.
-    public func process(_ request: ImageRequestPath, source: ImageSource, fingerprint: String,
-                        accept: String?) throws(ImageProcessingFailure) -> Output {
-        let header: ImageHeader
-        do { header = try ImageHeader.read(source) } catch { throw .image(error) }
-        let (format, negotiated) = format(for: request.options, accept: accept, sourceHasAlpha: header.hasAlpha)
-        return try render(request, source: source, format: format, negotiated: negotiated, fingerprint: fingerprint)
+    /// The format for a source: as `format(for:accept:sourceHasAlpha:)`, reading the source's header
+    /// (no pixels) only when its transparency decides.
+    public func format(for options: ProcessingOptions, accept: String?, source: ImageSource) throws(ImagePipelineError) -> (format: OutputFormat, negotiated: Bool) {
+        let direct = format(for: options, accept: accept, sourceHasAlpha: false)
+        guard direct.negotiated, direct.format == .jpeg, options.maxBytes == nil else { return direct }
+        return format(for: options, accept: accept, sourceHasAlpha: try ImageHeader.read(source).hasAlpha)
     }
 
-    /// Renders in a format already settled (a server settles it first, to answer `If-None-Match`
-    /// without any work).
-    public func render(_ request: ImageRequestPath, source: ImageSource, format: OutputFormat, negotiated: Bool,
-                       fingerprint: String) throws(ImageProcessingFailure) -> Output {
+    /// What the renderer makes for these options in `format`, within this processor's limits.
+    public func spec(for options: ProcessingOptions, format: OutputFormat) throws(ProcessingError) -> RenderSpec {
+        try options.spec(format: format, defaultQuality: limits.defaultQuality, maxOutputEdge: limits.maxOutputEdge)
+    }
+
+    /// Settles the format, then renders.
+    public func process(_ request: ImageRequestPath, source: ImageSource, fingerprint: String,
+                        accept: String?) throws(ImageProcessingFailure) -> Output {
+        let (format, negotiated): (OutputFormat, Bool)
+        do { (format, negotiated) = try self.format(for: request.options, accept: accept, source: source) } catch { throw .image(error) }
         let spec: RenderSpec
-        do {
-            spec = try request.options.spec(format: format, defaultQuality: limits.defaultQuality, maxOutputEdge: limits.maxOutputEdge)
-        } catch {
-            throw .request(error)
-        }
-        do {
-            let image = try ImageRenderer(spec: spec).render(source, maxPixels: limits.maxPixels)
-            return Output(image: image, negotiated: negotiated,
-                          etag: etag(source: request.source, fingerprint: fingerprint, options: request.options, format: format))
-        } catch {
-            throw .image(error)
-        }
+        do { spec = try self.spec(for: request.options, format: format) } catch { throw .request(error) }
+        let image: EncodedImage
+        do { image = try ImageRenderer(spec: spec).render(source, maxPixels: limits.maxPixels) } catch { throw .image(error) }
+        return Output(image: image, negotiated: negotiated,
+                      etag: etag(source: request.source, fingerprint: fingerprint, options: request.options, format: format))
     }
 
     /// Whether an `Accept` header lists `type` with a non-zero quality.

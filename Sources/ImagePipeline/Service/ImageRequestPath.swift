@@ -49,11 +49,8 @@ public struct ImageRequestPath: Sendable, Equatable {
     private static func base64Source(_ text: String) throws(ProcessingError) -> (String, String?) {
         let parts = text.split(separator: ".", omittingEmptySubsequences: false)
         guard parts.count <= 2 else { throw .invalidSource("more than one . after a base64 source") }
-        var encoded = parts[0].replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/")
-        while encoded.hasSuffix("=") { encoded.removeLast() }
-        guard !encoded.isEmpty else { throw .invalidSource("no source after the options") }
-        encoded += String(repeating: "=", count: (4 - encoded.count % 4) % 4)
-        guard let data = Data(base64Encoded: encoded), let source = String(data: data, encoding: .utf8), !source.isEmpty else {
+        guard parts[0].contains(where: { $0 != "=" }) else { throw .invalidSource("no source after the options") }
+        guard let data = Base64URL.decode(parts[0]), let source = String(data: data, encoding: .utf8), !source.isEmpty else {
             throw .invalidSource("not base64url-encoded UTF-8")
         }
         return (source, parts.count == 2 ? String(parts[1]) : nil)

@@ -14,8 +14,8 @@ struct ServiceMetrics: Sendable {
         Counter(label: "market_images_requests_total", dimensions: [("status", String(status))]).increment()
     }
 
-    func processed(seconds: Double) {
-        Metrics.Timer(label: "market_images_processing_seconds").recordNanoseconds(Int64(seconds * 1e9))
+    func processed(_ duration: Duration) {
+        Metrics.Timer(label: "market_images_processing_seconds").record(duration: duration)
     }
 
     func cache(_ outcome: String) {

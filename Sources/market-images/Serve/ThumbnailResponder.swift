@@ -31,8 +31,7 @@ struct ThumbnailResponder: HTTPResponder {
         } catch {
             (response, outcome) = (error.response, "-")
         }
-        let elapsed = ContinuousClock.now - started
-        let milliseconds = Double(elapsed.components.seconds) * 1000 + Double(elapsed.components.attoseconds) / 1e15
+        let milliseconds = (ContinuousClock.now - started) / .milliseconds(1)
         metrics.request(status: Int(response.status.code))
         let bytes = response.headers[.contentLength] ?? "0"
         let line = "\(request.method) \(Self.elidingSignature(request.uri.path)) \(response.status.code) \(bytes) B "
@@ -67,13 +66,12 @@ struct ThumbnailResponder: HTTPResponder {
         }
         let (source, fingerprint, modified) = try await resolve(parsed.source)
         let accept = request.headers[.accept]
-        let (format, negotiated) = try settleFormat(parsed.options, accept: accept, source: source)
+        // The format and the spec are settled before any work, so bad sizes are 400 and a matching
+        // If-None-Match is 304 without processing.
+        let (format, negotiated): (OutputFormat, Bool)
+        do { (format, negotiated) = try processor.format(for: parsed.options, accept: accept, source: source) } catch { throw ServiceFailure(.image(error)) }
         let spec: RenderSpec
-        do {
-            spec = try parsed.options.spec(format: format, defaultQuality: processor.limits.defaultQuality, maxOutputEdge: processor.limits.maxOutputEdge)
-        } catch {
-            throw ServiceFailure(error)
-        }
+        do { spec = try processor.spec(for: parsed.options, format: format) } catch { throw ServiceFailure(error) }
         let etag = processor.etag(source: parsed.source, fingerprint: fingerprint, options: parsed.options, format: format)
         var headers = headers(etag: etag, negotiated: negotiated, modified: modified)
         if let match = request.headers[.ifNoneMatch], match.split(separator: ",").contains(where: { $0.trimmingCharacters(in: .whitespaces) == etag }) {
@@ -103,18 +101,6 @@ struct ThumbnailResponder: HTTPResponder {
         return (.file(file), fingerprint, modified)
     }
 
-    /// The URL's format, else `Accept`'s, else the source's transparency decides (a header read:
-    /// quick enough to do here rather than queue behind image work).
-    private func settleFormat(_ options: ProcessingOptions, accept: String?, source: ImageSource) throws(ServiceFailure) -> (OutputFormat, Bool) {
-        let direct = processor.format(for: options, accept: accept, sourceHasAlpha: false)
-        guard direct.negotiated, direct.format == .jpeg, options.maxBytes == nil else { return direct }
-        do {
-            return processor.format(for: options, accept: accept, sourceHasAlpha: try ImageHeader.read(source).hasAlpha)
-        } catch {
-            throw ServiceFailure(.image(error))
-        }
-    }
-
     /// One rendering per output: concurrent requests for it wait for the same one, on the pool.
     private func render(_ spec: RenderSpec, source: ImageSource, etag: String) async throws(ServiceFailure) -> EncodedImage {
         let maxPixels = processor.limits.maxPixels
@@ -124,8 +110,7 @@ struct ThumbnailResponder: HTTPResponder {
                 let output = try await pool.run { () throws(ImagePipelineError) in
                     try ImageRenderer(spec: spec).render(source, maxPixels: maxPixels)
                 }
-                let elapsed = ContinuousClock.now - started
-                metrics.processed(seconds: Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18)
+                metrics.processed(ContinuousClock.now - started)
                 return output
             }
         } catch let error as ImagePipelineError {
