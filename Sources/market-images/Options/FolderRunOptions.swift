@@ -67,13 +67,14 @@ struct FolderRunOptions: ParsableArguments {
             case .planned(let pending, _):
                 progress.start(total: pending)
             case .finished(let outcome):
-                progress.advance(failed: outcome.error != nil) {
-                    if let error = outcome.error {
-                        reported.insert(outcome.photo.path)
-                        stderr.error("\(Terminal.display(outcome.photo.path)): \(error.message)")
-                    } else if !json {
-                        for line in Self.lines(outcome, thumbnailSubfolder: job.thumbnailSubfolder) { stdout.write(line + "\n") }
-                    }
+                if let error = outcome.error {
+                    reported.insert(outcome.photo.path)
+                    progress.advance(failed: true) { stderr.error("\(Terminal.display(outcome.photo.path)): \(error.message)") }
+                } else if !json {
+                    let lines = Self.lines(outcome, thumbnailSubfolder: job.thumbnailSubfolder)
+                    progress.advance(failed: false) { for line in lines { stdout.write(line + "\n") } }
+                } else {
+                    progress.advance(failed: false)
                 }
             }
         }

@@ -25,12 +25,13 @@ final class ProgressDisplay: @unchecked Sendable {
         }
     }
 
-    /// Counts one photo done; `print` writes its lines with the progress line cleared first, so
-    /// results and the display never share a line.
-    func advance(failed didFail: Bool, print: () -> Void = {}) {
+    /// Counts one photo done; `print`, if any, writes its lines with the progress line cleared first
+    /// and redrawn after, so results and the display never share a line.
+    func advance(failed didFail: Bool, print: (() -> Void)? = nil) {
         lock.withLock {
             done += 1
             if didFail { failed += 1 }
+            guard let print else { return draw(force: done == total) }
             if enabled, total > 0 { terminal.write("\r\u{1B}[2K") }
             print()
             draw(force: true)
