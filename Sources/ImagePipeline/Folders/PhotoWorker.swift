@@ -18,8 +18,9 @@ struct PhotoWorker: Sendable {
         var outcome = PhotoOutcome(photo: photo)
         // Fingerprint before reading, so a photo replaced mid-run is redone next time.
         guard let fingerprint = SourceFingerprint.of(photo.path) else {
-            outcome.error = .sourceUnreadable(errno: ENOENT)
-            records.recordFailure(photo, .sourceUnreadable(errno: ENOENT))
+            let error = ImagePipelineError.sourceUnreadable(errno: ENOENT)
+            records.recordFailure(photo, error)
+            outcome.error = error
             return outcome
         }
         do {
