@@ -22,7 +22,8 @@ struct MarketImages: AsyncParsableCommand {
         Exit status: 0 all good, 1 some inputs failed, 2 usage error.
         """,
         version: "0.5.0",
-        subcommands: [Prepare.self, Thumbs.self, Inspect.self, Register.self, Edit.self, Attach.self, Publish.self, URLCommand.self, Serve.self]
+        subcommands: [Prepare.self, Thumbs.self, Inspect.self, Register.self, Edit.self, Attach.self, Publish.self, ListProducts.self,
+                      Show.self, Delete.self, URLCommand.self, Serve.self]
     )
 
     /// ArgumentParser exits 64 (EX_USAGE) on usage errors; this tool promises 2, like most Unix tools.

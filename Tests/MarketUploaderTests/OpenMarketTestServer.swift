@@ -17,6 +17,7 @@ actor OpenMarketTestServer {
     struct Received: Sendable {
         var method: String
         var path: String
+        var query: [String: String]
         var headers: [String: String]
         var body: Data
         var parts: [Part]
@@ -34,6 +35,7 @@ actor OpenMarketTestServer {
         var fields: [String: String]
         var images: [(filename: String, contentType: String, data: Data)]
         var password: String?
+        var created = Date()
     }
 
     /// Faults a test can arm; each applies to the next matching request only.
@@ -84,7 +86,8 @@ actor OpenMarketTestServer {
         let body = (try? await request.bodyData) ?? Data()
         var headers: [String: String] = [:]
         for (name, value) in request.headers { headers[name.rawValue.lowercased()] = value }
-        var received = Received(method: request.method.rawValue, path: request.path, headers: headers, body: body, parts: [])
+        let query = Dictionary(request.query.map { ($0.name, $0.value) }, uniquingKeysWith: { $1 })
+        var received = Received(method: request.method.rawValue, path: request.path, query: query, headers: headers, body: body, parts: [])
         defer { self.received.append(received) }
 
         if !faults.isEmpty {
@@ -120,6 +123,11 @@ actor OpenMarketTestServer {
             return try registerItem(request)
         case (.items, "PATCH", 2) where path[0] == "item":
             return try editItem(try productID(path[1]), request)
+        case (.items, "GET", 2) where path[0] == "items":
+            let page = try productID(path[1])
+            return json(["page": page, "items": try newestFirst(page: page, perPage: 20).map(itemJSON)])
+        case (_, "GET", 2) where path == ["api", "products"]:
+            return listJSON(request.query)
         case (.items, "GET", 2) where path[0] == "item":
             return json(try itemJSON(try stored(try productID(path[1]))))
         case (.items, "DELETE", 2) where path[0] == "item":
@@ -199,7 +207,7 @@ actor OpenMarketTestServer {
             "stock": Int(product.fields["stock"] ?? "") ?? 0,
             "images": product.images.indices.map { "https://images.test/\(product.id)/\($0).jpg" },
             "thumbnails": product.images.indices.map { "https://images.test/\(product.id)/thumb-\($0).jpg" },
-            "registration_date": 1_611_523_563.719116,
+            "registration_date": product.created.timeIntervalSince1970,
         ]
         if let discounted = product.fields["discounted_price"] { object["discounted_price"] = Double(discounted) ?? 0 }
         return object
@@ -279,8 +287,8 @@ actor OpenMarketTestServer {
             "id": product.id, "vendor_id": 7, "name": product.fields["name"] ?? "",
             "description": product.fields["description"] ?? "",
             "thumbnail": "https://images.test/\(product.id)/thumb.jpg", "currency": product.fields["currency"] ?? "",
-            "price": Double(product.fields["price"] ?? "") ?? 0, "bargain_price": Double(product.fields["price"] ?? "") ?? 0,
-            "stock": Double(product.fields["stock"] ?? "") ?? 0, "created_at": "2022-01-18T00:00:00.00",
+            "price": Double(product.fields["price"] ?? "") ?? 0, "bargain_price": (Double(product.fields["price"] ?? "") ?? 0) - (Double(product.fields["discounted_price"] ?? "") ?? 0),
+            "stock": Double(product.fields["stock"] ?? "") ?? 0, "created_at": Self.serverDate(product.created),
             "issued_at": "2022-01-18T00:00:00.00",
             "images": product.images.indices.map {
                 ["id": product.id * 10 + $0, "url": "https://images.test/\(product.id)/\($0).jpg",
@@ -290,6 +298,34 @@ actor OpenMarketTestServer {
         ]
         object["discounted_price"] = Double(product.fields["discounted_price"] ?? "") ?? 0.0
         return object
+    }
+
+    /// A list page as the Spring servers send it: snake_case keys on G2, camelCase top-level keys on
+    /// G3, newest first. Only G3 searches (`search_value`, part of the name, any case).
+    private func listJSON(_ query: [String: String]) -> FlyingFox.HTTPResponse {
+        let page = max(1, Int(query["page_no"] ?? "") ?? 1), perPage = max(1, Int(query["items_per_page"] ?? "") ?? 20)
+        let search = dialect == .openmarket ? query["search_value"] : nil
+        let matching = products.values.filter { search == nil || ($0.fields["name"] ?? "").localizedCaseInsensitiveContains(search!) }
+        let pages = newestFirst(matching, page: page, perPage: perPage)
+        let hasNext = page * perPage < matching.count
+        let camel = dialect == .openmarket
+        return json([camel ? "pageNo" : "page_no": page, camel ? "itemsPerPage" : "items_per_page": perPage,
+                     camel ? "totalCount" : "total_count": matching.count, camel ? "hasNext" : "has_next": hasNext,
+                     camel ? "hasPrev" : "has_prev": page > 1, "pages": pages.map(productJSON)])
+    }
+
+    private func newestFirst(_ listed: [Stored]? = nil, page: Int, perPage: Int) -> [Stored] {
+        let sorted = (listed ?? Array(products.values)).sorted { $0.id > $1.id }
+        return Array(sorted.dropFirst((page - 1) * perPage).prefix(perPage))
+    }
+
+    /// The servers' local time (KST) without a zone, as they wrote `created_at`.
+    private static func serverDate(_ date: Date) -> String {
+        let formatter = DateFormatter()
+        formatter.locale = Locale(identifier: "en_US_POSIX")
+        formatter.timeZone = TimeZone(identifier: "Asia/Seoul")
+        formatter.dateFormat = "yyyy-MM-dd'T'HH:mm:ss.SS"
+        return formatter.string(from: date)
     }
 
     // MARK: Rules shared by the dialects

@@ -1,5 +1,6 @@
 import Foundation
 import MarketUploader
+import TestSupport
 import XCTest
 
 /// Starts an OpenMarket test server per test and gives a client pointed at it.
@@ -36,6 +37,72 @@ class UploaderTestCase: XCTestCase {
 
     static let draft = ProductDraft(name: "Ceramic mug", description: "Hand-thrown, holds 350 ml.", price: 12000,
                                     currency: .KRW, stock: 4, discountedPrice: 1000)
+}
+
+/// Runs the command-line tool against the loopback server, in a fresh folder per test. Every output
+/// and every file the tool wrote is checked for the secrets.
+class CommandLineTestCase: UploaderTestCase {
+    var root = ""
+
+    override func setUp() async throws {
+        root = FileManager.default.temporaryDirectory.appendingPathComponent("cli-\(UUID().uuidString)").path
+        try FileManager.default.createDirectory(atPath: root, withIntermediateDirectories: true)
+        let root = self.root
+        addTeardownBlock {
+            Self.assertNoSecretOnDisk(under: root)
+            try? FileManager.default.removeItem(atPath: root)
+        }
+    }
+
+    func productFolder(_ name: String, photos: [String], json: String? = nil) throws -> String {
+        let folder = root + "/products/" + name
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        for (index, photo) in photos.enumerated() {
+            try Self.fixture(photo).write(to: URL(fileURLWithPath: "\(folder)/IMG_\(index + 1).\((photo as NSString).pathExtension)"))
+        }
+        let product = json ?? #"{"name":"Product \#(name)","description":"A fine product called \#(name).","price":9000,"currency":"KRW","stock":2}"#
+        try product.write(toFile: folder + "/product.json", atomically: true, encoding: .utf8)
+        return folder
+    }
+
+    /// Runs a command with the test server and credentials; commands that prepare photos also get the
+    /// test's photo cache.
+    func tool(_ arguments: [String], dialect: Dialect = .openmarket) throws -> CommandLineTool.Result {
+        let preparesPhotos = !["list", "show", "delete"].contains(arguments.first ?? "")
+        return try CommandLineTool.run(arguments + ["--server", baseURL.absoluteString, "--dialect", dialect.rawValue]
+                                       + (preparesPhotos ? ["--cache", root + "/cache"] : []),
+                                             environment: ["OPENMARKET_IDENTIFIER": OpenMarketTestServer.identifier,
+                                                           "OPENMARKET_SECRET": OpenMarketTestServer.vendorSecret,
+                                                           "OPENMARKET_PASSWORD": OpenMarketTestServer.password])
+    }
+
+    var products: String { root + "/products" }
+
+    /// Starts `publish` with the server holding back its answer to the first register, kills the tool
+    /// once the request has left, and waits until the server has listed the product anyway.
+    func publishKilledDuringRegister(_ dialect: Dialect) async throws {
+        await server.arm(.delay(seconds: 3))
+        let ledger = products + "/.openmarket-published.json"
+        let running = try CommandLineTool.launch(["publish", products, "--server", baseURL.absoluteString,
+                                                  "--dialect", dialect.rawValue, "--cache", root + "/cache"],
+                                                 environment: ["OPENMARKET_IDENTIFIER": TestSecrets.identifier,
+                                                               "OPENMARKET_SECRET": TestSecrets.vendorSecret,
+                                                               "OPENMARKET_PASSWORD": TestSecrets.password])
+        // The ledger says "pending" before the request leaves; give it a moment to reach the server.
+        while !((try? String(contentsOfFile: ledger, encoding: .utf8))?.contains("pending") ?? false) { usleep(10_000) }
+        usleep(500_000)
+        running.kill()
+        XCTAssertEqual(running.wait().signal, SIGKILL)
+        try await Task.sleep(nanoseconds: 3_000_000_000)
+    }
+
+    /// The ledger, the prepared-photo cache, everything the commands wrote: no secret in any of it.
+    static func assertNoSecretOnDisk(under root: String) {
+        for relative in FileManager.default.subpaths(atPath: root) ?? [] {
+            guard let data = FileManager.default.contents(atPath: root + "/" + relative) else { continue }
+            TestSecrets.assertAbsent(in: String(decoding: data, as: UTF8.self), relative)
+        }
+    }
 }
 
 /// XCTUnwrap for a value that had to be awaited first.

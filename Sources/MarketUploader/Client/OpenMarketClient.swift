@@ -34,8 +34,22 @@ public struct OpenMarketClient: Sendable {
         try decode(try await send(requests.product(id: id), idempotent: true, credentials: nil))
     }
 
-    public func products(page: Int, itemsPerPage: Int = 20) async throws(OpenMarketError) -> ProductPage {
-        try decode(try await send(requests.products(page: page, itemsPerPage: itemsPerPage), idempotent: true, credentials: nil))
+    public func products(page: Int, itemsPerPage: Int = 20, search: String? = nil) async throws(OpenMarketError) -> ProductPage {
+        try decode(try await send(requests.products(page: page, itemsPerPage: itemsPerPage, search: search), idempotent: true, credentials: nil))
+    }
+
+    /// Listings that may be named `name`, newest pages first: G3 searches by name; G1 and G2 cannot,
+    /// so up to `pages` pages are read. Filter them with a `ListingMatcher`.
+    public func listings(named name: String, pages: Int = 10, itemsPerPage: Int = 100) async throws(OpenMarketError) -> [ProductResponse] {
+        var found: [ProductResponse] = []
+        for page in 1...max(1, pages) {
+            let result = try await products(page: page, itemsPerPage: itemsPerPage, search: name)
+            found += result.products
+            // G1 pages say nothing about a next one: an empty page ends the list.
+            let more = requests.dialect == .items ? !result.products.isEmpty : result.hasNext
+            if !more { break }
+        }
+        return found
     }
 
     public func delete(id: Int, credentials: Credentials) async throws(OpenMarketError) {

@@ -15,6 +15,8 @@ public struct ProductResponse: Sendable, Equatable, Codable {
     public var description: String?
     public var price: Double?
     public var discountedPrice: Double?
+    /// G2/G3: the price after the discount, as the server computed it.
+    public var bargainPrice: Double?
     public var currency: String?
     public var stock: Int?
     public var thumbnail: String?
@@ -24,7 +26,7 @@ public struct ProductResponse: Sendable, Equatable, Codable {
 
     private enum Keys: String, CodingKey {
         case id, name, title, description, descriptions, price, currency, stock, thumbnail, thumbnails, images
-        case discountedPrice = "discounted_price", createdAt = "created_at", registrationDate = "registration_date"
+        case discountedPrice = "discounted_price", bargainPrice = "bargain_price", createdAt = "created_at", registrationDate = "registration_date"
         case vendorID = "vendor_id", url, thumbnailURL = "thumbnail_url"
     }
 
@@ -38,6 +40,7 @@ public struct ProductResponse: Sendable, Equatable, Codable {
         description = (try? c.decode(String.self, forKey: .description)) ?? (try? c.decode(String.self, forKey: .descriptions))
         price = Self.double(c, .price)
         discountedPrice = Self.double(c, .discountedPrice)
+        bargainPrice = Self.double(c, .bargainPrice)
         currency = try? c.decode(String.self, forKey: .currency)
         stock = Self.int(c, .stock)
         vendorID = Self.int(c, .vendorID)
@@ -70,6 +73,7 @@ public struct ProductResponse: Sendable, Equatable, Codable {
         try c.encodeIfPresent(description, forKey: .description)
         try c.encodeIfPresent(price, forKey: .price)
         try c.encodeIfPresent(discountedPrice, forKey: .discountedPrice)
+        try c.encodeIfPresent(bargainPrice, forKey: .bargainPrice)
         try c.encodeIfPresent(currency, forKey: .currency)
         try c.encodeIfPresent(stock, forKey: .stock)
         try c.encodeIfPresent(thumbnail, forKey: .thumbnail)

@@ -133,8 +133,8 @@ private struct FieldRules {
 }
 
 /// Numbers as the servers expect them in text: `1200`, not `1200.0`.
-enum NumberText {
-    static func format(_ value: Double) -> String {
+public enum NumberText {
+    public static func format(_ value: Double) -> String {
         value.rounded() == value && abs(value) < 1e15 ? String(Int64(value)) : String(value)
     }
 }

@@ -61,11 +61,13 @@ public struct RequestBuilder: Sendable {
         }
     }
 
-    public func products(page: Int, itemsPerPage: Int = 20) -> OpenMarketRequest {
+    /// One page of the product list. Only G3 searches (`search_value`); G1 pages are a fixed size.
+    public func products(page: Int, itemsPerPage: Int = 20, search: String? = nil) -> OpenMarketRequest {
         if dialect == .items { return request("GET", path: "/items/\(page)", headers: [], body: .none) }
         var request = request("GET", path: "/api/products", headers: [], body: .none)
         var components = URLComponents(url: request.url, resolvingAgainstBaseURL: false)
         components?.queryItems = [URLQueryItem(name: "page_no", value: String(page)), URLQueryItem(name: "items_per_page", value: String(itemsPerPage))]
+            + (dialect == .openmarket ? search.map { [URLQueryItem(name: "search_value", value: $0)] } ?? [] : [])
         request.url = components?.url ?? request.url
         return request
     }
@@ -112,6 +114,14 @@ public struct RequestBuilder: Sendable {
             path = answer.hasPrefix("/") ? answer : "/" + answer
         }
         return request("DELETE", path: path, headers: [("identifier", identifier)], body: .none)
+    }
+
+    /// The requests `delete` sends, for showing them: on G2/G3 the second depends on the server's
+    /// answer to the first, so a stand-in (`PRODUCT_SECRET`, `DELETION_TOKEN`) takes its place.
+    public func deletionPreview(id: Int, credentials: Credentials) throws(OpenMarketError) -> [OpenMarketRequest] {
+        if dialect == .items { return [try deletion(id: id, credentials: credentials)] }
+        let standIn = dialect == .marketTraining ? "PRODUCT_SECRET" : "api/products/\(id)/archived/DELETION_TOKEN"
+        return [try deletionLookup(id: id, credentials: credentials), try deletion(id: id, lookupAnswer: standIn, credentials: credentials)]
     }
 
     private func imagePart(_ image: UploadImage) -> MultipartFormData.Part {

@@ -5,103 +5,88 @@ import MarketUploader
 
 struct Publish: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
-        abstract: "Register every product folder that is not registered yet.",
+        abstract: "Bring the server in line with a folder of product folders: plan, then apply.",
         discussion: """
-        Each subfolder of PRODUCTS with photos is one product; its product.json gives the fields. The \
-        product id the server returns is recorded in PRODUCTS/.openmarket-published.json, and a rerun \
-        skips folders already registered on that server, so running publish again — after adding \
-        folders, or after a crash — never lists a product twice.
+        Each subfolder of PRODUCTS with photos is one product; its product.json gives the fields. What \
+        the server accepted for each folder (the product id, the fields, a fingerprint of each prepared \
+        photo) is recorded in PRODUCTS/.openmarket-published.json, and every run compares the folders \
+        with it and plans one step per product: register (a new folder), edit (only the fields that \
+        changed), replace-images (the photos changed; items server), unchanged, or blocked with the \
+        reason. The market-training and openmarket servers cannot change a product's images: with \
+        --recreate, the new version is registered first and the old one deleted after, so the product \
+        is never missing. Listings whose folder is gone are reported as orphaned; --delete-orphans \
+        deletes them, after asking on a terminal (--yes for scripts).
 
-        A folder whose request was sent but never answered (a crash, a dropped connection, a timeout) is \
-        left "pending": the server may have listed it. Check the server, then pass --resend-pending to \
-        register those folders again.
+        A register that was sent but never answered (a crash, a dropped connection) is looked up on \
+        the server by name, price and creation time, and adopted when exactly one listing matches; \
+        nothing is ever registered twice. --dry-run prints the plan and sends nothing at all.
+
+        Exit status: 0 when the server matches the folders, 1 when a step failed, was blocked or is \
+        still pending.
 
         EXAMPLES:
-          market-images publish products/
           market-images publish products/ --dry-run
-          market-images publish products/ --resend-pending
+          market-images publish products/
+          market-images publish products/ --recreate --delete-orphans --yes
         """
     )
 
     @Argument(help: "A folder of product folders.")
     var products: String
 
-    @Flag(help: "Send again the folders a previous run left pending (after checking the server).")
+    @Flag(help: "Where images cannot change (G2/G3): register the new version, then delete the old listing.")
+    var recreate = false
+
+    @Flag(help: "Delete listings whose product folder is gone.")
+    var deleteOrphans = false
+
+    @Flag(help: "Delete without asking (for scripts).")
+    var yes = false
+
+    @Flag(help: "Register again a product whose unanswered register is not found on the server.")
     var resendPending = false
 
     @OptionGroup var connection: ServerOptions
     @OptionGroup var photos: UploadPhotos
 
-    /// One folder's outcome, for `--json`.
-    struct Outcome: Encodable {
-        enum State: String, Encodable { case registered, alreadyRegistered = "already-registered", pending, failed, dryRun = "dry-run" }
-        var folder: String
-        var state: State
-        var productID: Int?
-        var error: String?
+    func run() async throws {
+        let server = try connection.baseURL
+        let folders = ProductScanner().scan([products]).products.compactMap(\.folder)
+            .filter { $0 != URL(fileURLWithPath: products).standardizedFileURL.path }
+        guard !folders.isEmpty else { throw ValidationError("\(products) has no product folders with photos") }
+        var run = try PublishRun(productsFolder: products, server: server, client: try connection.client(),
+                                 credentials: try connection.credentials, photos: photos)
+        run.allowRecreate = recreate
+        run.resendPending = resendPending
+        run.deleteOrphans = deleteOrphans
+        run.dryRun = connection.dryRun
+
+        var steps = try await run.plan(folders: folders)
+        let table = PlanTable(server: server, dialect: try connection.resolvedDialect)
+        if !connection.json { Terminal.standardOutput.write(table.render(steps)) }
+        if !connection.dryRun {
+            if steps.contains(where: { $0.action == .deleteOrphan }) && !confirmDeletion(steps) {
+                steps = steps.map { step in
+                    step.action == .deleteOrphan ? .failed(step.folder, .deleteOrphan, productID: step.productID,
+                                                           "not deleted: confirm on a terminal, or pass --yes") : step
+                }
+            }
+            for index in steps.indices {
+                steps[index] = await run.apply(steps[index])
+                if !connection.json, steps[index].result == .done { Terminal.standardOutput.write(table.outcome(steps[index]) + "\n") }
+            }
+        }
+        for step in steps where step.result == .failed {
+            Terminal.standardError.error("\(Terminal.display(step.folder)): \(step.error ?? step.detail)")
+        }
+        if connection.json { try printJSON(steps) } else { Terminal.standardOutput.write(table.summary(steps, dryRun: connection.dryRun) + "\n") }
+        if steps.contains(where: \.isUnresolved) { throw ExitCode.failure }
     }
 
-    func run() async throws {
-        let credentials = try connection.credentials
-        let client = try connection.client()
-        let server = try connection.baseURL
-        let folders = ProductScanner().scan([products]).products.compactMap(\.folder).filter { $0 != URL(fileURLWithPath: products).standardizedFileURL.path }
-        guard !folders.isEmpty else { throw ValidationError("\(products) has no product folders with photos") }
-        var ledger = try PublishLedger.load(from: products)
-        let stdout = Terminal.standardOutput, stderr = Terminal.standardError
-        var outcomes: [Outcome] = []
-        func report(_ outcome: Outcome, _ text: String) {
-            outcomes.append(outcome)
-            if outcome.error != nil { stderr.error(text) } else if !connection.json { stdout.write(text + "\n") }
-        }
-        for folder in folders {
-            let key = PublishLedger.key(server: server, folder: folder)
-            let name = Terminal.display(folder)
-            switch ledger.entries[key] {
-            case let entry? where entry.state == .registered:
-                report(Outcome(folder: folder, state: .alreadyRegistered, productID: entry.productID),
-                       "\(name): already registered as product \(entry.productID.map(String.init) ?? "?")")
-                continue
-            case let entry? where entry.state == .pending && !resendPending:
-                let message = "a request sent at \(entry.at) was never answered, so the server may have listed it; check, then rerun with --resend-pending"
-                report(Outcome(folder: folder, state: .pending, error: message), "\(name): \(message)")
-                continue
-            default:
-                break
-            }
-            do {
-                let draft = try ProductOptions.draft(folder: folder, overrides: ProductChange())
-                let images = try photos.prepare([folder])
-                let request = try client.requests.register(draft, images: images, credentials: credentials)
-                if connection.dryRun {
-                    // A dry run sends nothing and writes nothing, the ledger included.
-                    report(Outcome(folder: folder, state: .dryRun), request.rendered(credentials: credentials, showSecrets: connection.showSecrets) + "\n")
-                    continue
-                }
-                ledger.entries[key] = .init(state: .pending, productID: nil, at: Date())
-                try ledger.save(to: products)
-                let product: ProductResponse
-                do {
-                    product = try await client.register(draft, images: images, credentials: credentials)
-                } catch {
-                    guard Self.mayHaveBeenListed(error) else {
-                        ledger.entries[key] = nil
-                        try ledger.save(to: products)
-                        throw error
-                    }
-                    let message = "\(error.description); the server may have listed it anyway, so it is pending: check the server, then rerun with --resend-pending"
-                    report(Outcome(folder: folder, state: .pending, error: message), "\(name): \(message)")
-                    continue
-                }
-                ledger.entries[key] = .init(state: .registered, productID: product.id, at: Date())
-                try ledger.save(to: products)
-                report(Outcome(folder: folder, state: .registered, productID: product.id), "\(name): registered product \(product.id)")
-            } catch {
-                report(Outcome(folder: folder, state: .failed, error: errorText(error)), "\(name): \(errorText(error))")
-            }
-        }
-        if connection.json { try printJSON(outcomes) }
-        if outcomes.contains(where: { $0.error != nil }) { throw ExitCode.failure }
+    private func confirmDeletion(_ steps: [PublishStep]) -> Bool {
+        if yes { return true }
+        let ids = steps.filter { $0.action == .deleteOrphan }.compactMap(\.productID).map(String.init)
+        return Confirmation.ask("Delete \(count(ids.count, "listing")) whose folder is gone (\(ids.joined(separator: ", ")))?") ?? false
     }
 
     /// Whether the server may have created the product despite the error: only an answer that

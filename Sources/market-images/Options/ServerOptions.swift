@@ -10,33 +10,18 @@ extension Currency: ExpressibleByArgument {
     }
 }
 
-/// Where to send requests and as whom, shared by every command that talks to a server.
-struct ServerOptions: ParsableArguments {
+/// Which server to talk to: all that a command reading the catalogue needs.
+struct ServerAddress: ParsableArguments {
     @Option(help: "Server base URL (default: the dialect's public server).")
     var server: String?
 
     @Option(help: "items (G1), market-training (G2) or openmarket (G3); default: from --server's host name (other hosts need it), openmarket without --server.")
     var dialect: Dialect?
 
-    @Option(help: "Vendor identifier (G2/G3); default: $OPENMARKET_IDENTIFIER.")
-    var identifier: String?
-
-    @Option(help: "Vendor secret (G2/G3); default: $OPENMARKET_SECRET.")
-    var secret: String?
-
-    @Option(help: "The product's password (G1); default: $OPENMARKET_PASSWORD.")
-    var password: String?
-
     @Option(help: "Seconds to wait for each answer.")
     var timeout: Double = 30
 
-    @Flag(help: "Print the exact HTTP request instead of sending it (secrets redacted).")
-    var dryRun = false
-
-    @Flag(help: "Show secrets in --dry-run output.")
-    var showSecrets = false
-
-    @Flag(help: "Print the server's product as JSON.")
+    @Flag(help: "Print the result as JSON.")
     var json = false
 
     var resolvedDialect: Dialect {
@@ -59,6 +44,42 @@ struct ServerOptions: ParsableArguments {
             return url
         }
     }
+
+    func validate() throws {
+        guard timeout > 0 else { throw ValidationError("--timeout must be positive") }
+        _ = try baseURL
+    }
+
+    func client() throws -> OpenMarketClient {
+        var client = OpenMarketClient(baseURL: try baseURL, dialect: try resolvedDialect)
+        client.timeout = timeout
+        return client
+    }
+}
+
+/// Where to send requests and as whom, shared by every command that writes to a server.
+struct ServerOptions: ParsableArguments {
+    @OptionGroup var address: ServerAddress
+
+    @Option(help: "Vendor identifier (G2/G3); default: $OPENMARKET_IDENTIFIER.")
+    var identifier: String?
+
+    @Option(help: "Vendor secret (G2/G3); default: $OPENMARKET_SECRET.")
+    var secret: String?
+
+    @Option(help: "The product's password (G1); default: $OPENMARKET_PASSWORD.")
+    var password: String?
+
+    @Flag(help: "Print the exact HTTP requests instead of sending them (secrets redacted).")
+    var dryRun = false
+
+    @Flag(help: "Show secrets in --dry-run output.")
+    var showSecrets = false
+
+    var json: Bool { address.json }
+    var baseURL: URL { get throws { try address.baseURL } }
+    var resolvedDialect: Dialect { get throws { try address.resolvedDialect } }
+    func client() throws -> OpenMarketClient { try address.client() }
 
     /// Flags first, then the environment; never echoed anywhere. A dry run without them shows
     /// placeholders, so examples work before a seller has an account.
@@ -83,15 +104,7 @@ struct ServerOptions: ParsableArguments {
     }
 
     func validate() throws {
-        guard timeout > 0 else { throw ValidationError("--timeout must be positive") }
-        _ = try baseURL
         _ = try credentials
-    }
-
-    func client() throws -> OpenMarketClient {
-        var client = OpenMarketClient(baseURL: try baseURL, dialect: try resolvedDialect)
-        client.timeout = timeout
-        return client
     }
 
     /// Sends `request` with `send`, or prints it when this is a dry run. Prints the product on success.

@@ -1,10 +1,12 @@
 import Foundation
 import ImagePipeline
+import MarketUploader
 
-/// What `publish` has registered, per server and product folder, in `.openmarket-published.json` in
-/// the products folder. An entry is written as *pending* before its request is sent and becomes
-/// *registered* with the product id once the server answers, so after a crash a rerun knows which
-/// products may already exist and never lists one twice by accident.
+/// What `publish` has put on each server, per product folder, in `.openmarket-published.json` in the
+/// products folder: the product id and exactly what was sent, so a rerun sends only what changed.
+/// A register is written as *pending*, with what it carries, before the request leaves, and becomes
+/// *registered* once the server answers; after a crash a rerun knows which products may already exist
+/// and looks them up instead of listing one twice.
 struct PublishLedger: Codable {
     static let fileName = ".openmarket-published.json"
 
@@ -13,6 +15,13 @@ struct PublishLedger: Codable {
         var state: State
         var productID: Int?
         var at: Date
+        /// What the pending request carries, or what the server last accepted. Nil in ledgers written
+        /// before publish compared anything.
+        var sent: ListingSnapshot?
+        /// The vendor the server says owns the product (G2/G3), to tell our listings from others'.
+        var vendorID: Int?
+        /// A listing this one replaces (`--recreate`), deleted once this one is registered.
+        var replaces: Int?
     }
 
     /// Keyed by "server identity|folder name".
@@ -20,6 +29,19 @@ struct PublishLedger: Codable {
 
     static func key(server: URL, folder: String) -> String {
         identity(of: server) + "|" + (folder as NSString).lastPathComponent
+    }
+
+    /// The folder names with an entry for `server`, and their entries.
+    func entries(on server: URL) -> [(folder: String, entry: Entry)] {
+        let prefix = Self.identity(of: server) + "|"
+        return entries.filter { $0.key.hasPrefix(prefix) }.map { (String($0.key.dropFirst(prefix.count)), $0.value) }
+            .sorted { $0.folder < $1.folder }
+    }
+
+    /// Every product id recorded for `server`, replaced ones included: none of them can be the
+    /// listing an unanswered register created.
+    func knownIDs(on server: URL) -> Set<Int> {
+        Set(entries(on: server).flatMap { [$0.entry.productID, $0.entry.replaces].compactMap { $0 } })
     }
 
     /// One server however its URL is spelled: `http://Host:80/`, `http://host` and, for loopback,

@@ -1,0 +1,20 @@
+import Foundation
+
+extension Currency {
+    /// An amount as the apps show it: `₩12,000` (the won has no minor unit), `$12.00`. Written by hand
+    /// so the text is the same whatever the machine's locale.
+    public func format(_ amount: Double) -> String {
+        let digits = self == .KRW ? 0 : 2
+        let scaled = (abs(amount) * pow(10, Double(digits))).rounded()
+        guard scaled.isFinite, scaled < 1e15 else { return "\(symbol)\(amount)" }
+        let whole = Int64(scaled) / Int64(pow(10, Double(digits))), fraction = Int64(scaled) % Int64(pow(10, Double(digits)))
+        var grouped = String(whole)
+        for index in stride(from: grouped.count - 3, to: 0, by: -3) {
+            grouped.insert(",", at: grouped.index(grouped.startIndex, offsetBy: index))
+        }
+        let minor = digits == 0 ? "" : "." + String(repeating: "0", count: digits - String(fraction).count) + String(fraction)
+        return (amount < 0 ? "-" : "") + symbol + grouped + minor
+    }
+
+    private var symbol: String { self == .KRW ? "₩" : "$" }
+}
