@@ -162,6 +162,30 @@ final class PublishSyncTests: CommandLineTestCase {
         XCTAssertTrue(try tool(["publish", products], dialect: .marketTraining).stdout.contains("Plan: 1 unchanged; done."))
     }
 
+    /// A ledger from before publish compared anything (no record of what was sent): the listing is
+    /// taken as it is, recorded once, and compared from then on.
+    func testALedgerWithoutARecordOfWhatWasSentIsRecordedOnce() async throws {
+        _ = try await startServer(.openmarket)
+        let folder = try productFolder("mug", photos: ["photos/DSCN0010.jpg"], json: Self.mug(price: 9000))
+        XCTAssertEqual(try tool(["publish", products]).status, 0)
+        let path = products + "/.openmarket-published.json"
+        var ledger = try XCTUnwrap(try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: path))) as? [String: Any])
+        var entries = try XCTUnwrap(ledger["entries"] as? [String: [String: Any]])
+        for key in entries.keys { entries[key] = entries[key]?.filter { ["state", "productID", "at"].contains($0.key) } }
+        ledger["entries"] = entries
+        try JSONSerialization.data(withJSONObject: ledger).write(to: URL(fileURLWithPath: path))
+        let sent = await server.requestCount
+
+        let adopted = try tool(["publish", products])
+        XCTAssertEqual(adopted.status, 0, adopted.stderr)
+        XCTAssertTrue(adopted.stdout.contains("published by an older version: record what the folder holds now"), adopted.stdout)
+        try Self.mug(price: 7000).write(toFile: folder + "/product.json", atomically: true, encoding: .utf8)
+        let plan = try steps(try tool(["publish", products, "--dry-run", "--json"]))
+        XCTAssertEqual(plan.first?["changes"] as? [[String: String]], [["field": "price", "from": "9000", "to": "7000"]])
+        let after = await server.requestCount
+        XCTAssertEqual(after, sent, "recording an old listing sends nothing")
+    }
+
     func testListShowAndDeleteInEveryDialect() async throws {
         for dialect in Dialect.allCases {
             let client = try await startServer(dialect)
