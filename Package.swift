@@ -19,6 +19,8 @@ let package = Package(
         .package(url: "https://github.com/swift-server/swift-prometheus", from: "2.4.0"),
         .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
         .package(url: "https://github.com/swift-server/async-http-client", from: "1.37.0"),
+        // `preview`'s pages, rendered from templates with HTML escaping by default.
+        .package(url: "https://github.com/hummingbird-project/swift-mustache", from: "2.0.0"),
         // Test-only: a loopback HTTP server and an independent multipart parser for the uploader tests.
         .package(url: "https://github.com/swhitty/FlyingFox", from: "0.27.0"),
         .package(url: "https://github.com/vapor/multipart-kit", from: "4.7.0"),
@@ -45,6 +47,7 @@ let package = Package(
                 .product(name: "Prometheus", package: "swift-prometheus"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "Mustache", package: "swift-mustache"),
             ]
         ),
         // Runs the built executable for the CLI tests; depending on it gets the executable built.

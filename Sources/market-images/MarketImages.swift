@@ -23,7 +23,7 @@ struct MarketImages: AsyncParsableCommand {
         """,
         version: "0.5.0",
         subcommands: [Prepare.self, Thumbs.self, Inspect.self, Register.self, Edit.self, Attach.self, Publish.self, ListProducts.self,
-                      Show.self, Delete.self, URLCommand.self, Serve.self]
+                      Show.self, Delete.self, Preview.self, URLCommand.self, Serve.self]
     )
 
     /// ArgumentParser exits 64 (EX_USAGE) on usage errors; this tool promises 2, like most Unix tools.

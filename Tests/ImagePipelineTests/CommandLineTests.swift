@@ -64,7 +64,8 @@ final class CommandLineTests: XCTestCase {
         let sections = ["prepare": "prepare", "thumbs": "thumbs", "inspect": "inspect", "register": "register, edit, attach, publish",
                         "edit": "register, edit, attach, publish", "attach": "register, edit, attach, publish",
                         "publish": "register, edit, attach, publish", "url": "url", "serve": "serve: the thumbnail service",
-                        "list": "list, show, delete", "show": "list, show, delete", "delete": "list, show, delete"]
+                        "list": "list, show, delete", "show": "list, show, delete", "delete": "list, show, delete",
+                        "preview": "preview"]
         for command in [""] + sections.keys.sorted() {
             let help = try runTool((command.isEmpty ? [] : [command]) + ["--help"])
             XCTAssertEqual(help.status, 0)

@@ -3,8 +3,8 @@ import Foundation
 import FoundationNetworking
 #endif
 
-/// `market-images serve` started as a user starts it, on a free loopback port, and spoken to over
-/// real HTTP with URLSession.
+/// `market-images serve` (or `preview`) started as a user starts it, on a free loopback port, and
+/// spoken to over real HTTP with URLSession.
 public final class ServiceProcess: @unchecked Sendable {
     public struct Answer: Sendable {
         public var status: Int
@@ -23,9 +23,9 @@ public final class ServiceProcess: @unchecked Sendable {
 
     /// Starts the service and waits until it says where it listens (or it exits: then `base` is
     /// unset and `waitForExit` tells why).
-    public init(_ arguments: [String], environment: [String: String] = [:]) throws {
+    public init(_ arguments: [String], command: String = "serve", environment: [String: String] = [:]) throws {
         process.executableURL = CommandLineTool.executable
-        process.arguments = ["serve", "--bind", "127.0.0.1:0"] + arguments
+        process.arguments = [command, "--bind", "127.0.0.1:0"] + arguments
         process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
         let errors = Pipe()
         process.standardError = errors

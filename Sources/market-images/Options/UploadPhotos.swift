@@ -13,29 +13,47 @@ struct UploadPhotos: ParsableArguments {
 
     /// Prepares `inputs` (photo files or one product folder) and returns them as upload parts, in order.
     func prepare(_ inputs: [String], jobs: Int = ProcessInfo.processInfo.activeProcessorCount) throws -> [UploadImage] {
-        var job = FolderJob(inputs: inputs, outputFolder: cacheFolder(for: inputs), prepare: image.prepareOptions)
-        job.jobs = jobs
-        let report = try FolderProcessor(job: job).run()
+        let prepared = try run(inputs, jobs: jobs)
+        let report = prepared.report
         for failure in report.failed { Terminal.standardError.error("\(Terminal.display(failure.source)): \(failure.message)") }
         if let cause = report.stopCause { throw CommandFailure("\(cause.message); nothing was sent") }
         guard report.succeeded else {
             throw CommandFailure("\(report.failed.count) photo(s) could not be prepared; nothing was sent")
         }
+        return try prepared.uploads()
+    }
+
+    /// Prepares what is missing or changed in the cache and reports every photo, failed ones included.
+    func run(_ inputs: [String], jobs: Int = ProcessInfo.processInfo.activeProcessorCount) throws -> PreparedPhotos {
+        var job = FolderJob(inputs: inputs, outputFolder: cacheFolder(for: inputs), prepare: image.prepareOptions)
+        job.jobs = jobs
+        job.photosPerProductLimit = ImageRules().countRange.upperBound
+        let report = try FolderProcessor(job: job).run()
         let byOutput = Dictionary((report.written + report.upToDate).map { ($0.source, $0) }, uniquingKeysWith: { $1 })
-        return try ProductScanner().scan(inputs).photos.compactMap { photo in
-            try byOutput[photo.path].map { output in
-                try UploadImage(file: URL(fileURLWithPath: report.outputFolder).appendingPathComponent(output.output),
-                                filename: (output.output as NSString).lastPathComponent)
-            }
-        }
+        return PreparedPhotos(report: report, outputs: ProductScanner().scan(inputs).photos.compactMap { byOutput[$0.path] })
     }
 
     /// One cache folder per set of inputs, so products with the same folder name never share outputs.
-    private func cacheFolder(for inputs: [String]) -> String {
+    func cacheFolder(for inputs: [String]) -> String {
         let environment = ProcessInfo.processInfo.environment
         let root = cache ?? environment["XDG_CACHE_HOME"].map { $0 + "/market-images" }
             ?? NSHomeDirectory() + "/.cache/market-images"
         let key = inputs.map { URL(fileURLWithPath: $0).standardizedFileURL.path }.sorted().joined(separator: "\n")
         return root + "/prepared/" + Fingerprint.hex(key)
+    }
+}
+
+/// A run of `prepare` into the upload cache: its report, and the prepared photos in upload order.
+struct PreparedPhotos {
+    var report: FolderReport
+    var outputs: [Manifest.Output]
+
+    func path(of output: Manifest.Output) -> String {
+        URL(fileURLWithPath: report.outputFolder).appendingPathComponent(output.output).path
+    }
+
+    /// The prepared files as upload parts, each read once.
+    func uploads() throws -> [UploadImage] {
+        try outputs.map { try UploadImage(file: URL(fileURLWithPath: path(of: $0)), filename: ($0.output as NSString).lastPathComponent) }
     }
 }

@@ -3,7 +3,6 @@ import Foundation
 import Hummingbird
 import ImagePipeline
 import Logging
-import ServiceLifecycle
 
 /// What `serve` was started with, after checking.
 struct ServeSettings: Sendable {
@@ -95,19 +94,12 @@ struct Serve: AsyncParsableCommand {
                 throw ValidationError("--allow-source takes an http(s) URL prefix ending its host with /, e.g. https://images.example.com/")
             }
         }
-        _ = try address()
+        _ = try BindAddress(bind)
         guard (1...256).contains(workers ?? 1), (0...100_000).contains(queue), (16...16_384).contains(maxOutputEdge),
               (1...100).contains(quality), cacheSize > 0, grace >= 0, maxAge >= 0, maxSourceBytes > 0, (1...600).contains(downloadTimeout) else {
             throw ValidationError("--workers 1–256, --queue 0–100000, --max-output-edge 16–16384, --quality 1–100, and positive sizes")
         }
         _ = try presetTable()
-    }
-
-    private func address() throws -> (host: String, port: Int) {
-        guard let colon = bind.lastIndex(of: ":"), let port = Int(bind[bind.index(after: colon)...]), (0...65_535).contains(port) else {
-            throw ValidationError("--bind takes HOST:PORT, e.g. 127.0.0.1:8080")
-        }
-        return (String(bind[..<colon]).trimmingCharacters(in: CharacterSet(charactersIn: "[]")), port)
     }
 
     private func presetTable() throws -> [String: String] {
@@ -127,8 +119,8 @@ struct Serve: AsyncParsableCommand {
     }
 
     func run() async throws {
-        let (host, port) = try address()
-        let signature = try signatureCheck(host: host)
+        let address = try BindAddress(bind)
+        let signature = try signatureCheck(address)
         LoggingSystem.bootstrap { StreamLogHandler.standardError(label: $0) }
         var logger = Logger(label: "market-images")
         logger.logLevel = .info
@@ -146,35 +138,20 @@ struct Serve: AsyncParsableCommand {
             processor: ImageProcessor(limits: limits),
             pool: ImageWorkPool(workers: workers ?? ProcessInfo.processInfo.activeProcessorCount, queueLimit: queue),
             cache: try cache.map { try DiskCache(folder: $0, sizeLimit: cacheSize) }, metrics: metrics, logger: logger)
-        let application = Application(
-            responder: responder,
-            server: .http1(configuration: .init(idleTimeout: .seconds(30))),
-            configuration: .init(address: .hostname(host, port: port), serverName: "market-images"),
-            onServerRunning: { channel in
-                let bound = channel.localAddress?.port ?? port
-                Terminal.standardError.write("listening on http://\(host.contains(":") ? "[\(host)]" : host):\(bound)\n")
-            },
-            logger: logger
-        )
-        try await runGracefully(application, logger: logger)
-    }
-
-    /// Runs until SIGTERM or SIGINT, then lets requests in flight finish for up to `--grace` seconds.
-    private func runGracefully(_ application: some Service, logger: Logger) async throws {
-        var configuration = ServiceGroupConfiguration(services: [.init(service: application)], gracefulShutdownSignals: [.sigterm, .sigint], logger: logger)
-        configuration.maximumGracefulShutdownDuration = .seconds(grace)
-        try await ServiceGroup(configuration: configuration).run()
+        try await address.serve(responder, grace: grace, logger: logger) { url in
+            Terminal.standardError.write("listening on \(url)\n")
+        }
     }
 
     /// The key and salt, or no check at all when asked for and safe (a loopback address).
-    private func signatureCheck(host: String) throws -> SignatureCheck {
+    private func signatureCheck(_ address: BindAddress) throws -> SignatureCheck {
         if let material = try key.load() { return SignatureCheck(key: material.key, salt: material.salt) }
         guard insecureUnsigned else {
             throw ValidationError("no key: set $MARKET_IMAGES_KEY and $MARKET_IMAGES_SALT (hex) or --key-file; "
                 + "--insecure-unsigned serves unsigned URLs on a loopback address only")
         }
-        guard ["127.0.0.1", "localhost", "::1"].contains(host) || host.hasPrefix("127.") else {
-            throw ValidationError("--insecure-unsigned binds loopback only (127.0.0.1, ::1); \(host) is not")
+        guard address.isLoopback else {
+            throw ValidationError("--insecure-unsigned binds loopback only (127.0.0.1, ::1); \(address.host) is not")
         }
         Terminal.standardError.warning("no key: any signature is accepted (--insecure-unsigned); loopback only")
         return SignatureCheck(key: nil, salt: Data())

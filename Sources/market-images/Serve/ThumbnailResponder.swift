@@ -31,13 +31,18 @@ struct ThumbnailResponder: HTTPResponder {
         } catch {
             (response, outcome) = (error.response, "-")
         }
-        let milliseconds = (ContinuousClock.now - started) / .milliseconds(1)
         metrics.request(status: Int(response.status.code))
-        let bytes = response.headers[.contentLength] ?? "0"
-        let line = "\(request.method) \(Self.elidingSignature(request.uri.path)) \(response.status.code) \(bytes) B "
-            + "\(String(format: "%.1f", milliseconds)) ms cache=\(outcome)"
-        logger.info("\(line)")
+        Self.log(request, response, since: started, outcome: outcome, logger: logger)
         return response
+    }
+
+    /// The access-log line: method, path (signature elided), status, bytes, time, cache outcome.
+    static func log(_ request: Request, _ response: Response, since started: ContinuousClock.Instant, outcome: String, logger: Logger,
+                    elidingSignature elide: Bool = true) {
+        let milliseconds = (ContinuousClock.now - started) / .milliseconds(1)
+        let bytes = response.headers[.contentLength] ?? "0"
+        let path = elide ? elidingSignature(request.uri.path) : request.uri.path
+        logger.info("\(request.method) \(path) \(response.status.code) \(bytes) B \(String(format: "%.1f", milliseconds)) ms cache=\(outcome)")
     }
 
     /// The response, and how the cache was involved (for the access log).

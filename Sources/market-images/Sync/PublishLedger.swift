@@ -107,3 +107,10 @@ enum PublishLedgerError: Error, CustomStringConvertible {
         }
     }
 }
+
+extension ListingSnapshot {
+    /// What a register of `fields` with `uploads` carries: each image by name and SHA-256.
+    init(fields: ProductDraft, uploads: [UploadImage]) {
+        self.init(fields: fields, images: uploads.map { $0.filename + " " + Fingerprint.hex($0.data) })
+    }
+}

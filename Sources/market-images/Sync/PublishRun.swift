@@ -54,7 +54,7 @@ struct PublishRun {
             let draft = try ProductOptions.draft(folder: folder, overrides: ProductChange())
             images = try photos.prepare([folder])
             _ = try client.requests.register(draft, images: images, credentials: credentials)
-            snapshot = ListingSnapshot(fields: draft, images: images.map { $0.filename + " " + Fingerprint.hex($0.data) })
+            snapshot = ListingSnapshot(fields: draft, uploads: images)
         } catch {
             return [.failed(name, .blocked, productID: ledger.entries[key]?.productID, errorText(error))]
         }

@@ -1,0 +1,88 @@
+import ArgumentParser
+import Foundation
+import ImagePipeline
+import Logging
+import MarketUploader
+
+struct Preview: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "See the products as the app will show them, in a browser, before publishing.",
+        discussion: """
+        Prepares what is missing (incrementally, into the cache publish uses), starts a small web \
+        server on loopback and prints its address; open it in a browser. The page shows the products \
+        as the OpenMarket apps list them (rows of 80-point thumbnails, or a two-column grid of 200), \
+        with prices, discounts and stock; each product's page shows every prepared photo at full \
+        size with its bytes against the limit, its quality and encodes, a comparison with the original \
+        at the same scale, the warnings and failed photos, and, when publish has a record for --server \
+        (by default the one server in the record), what publish would change. Reload after changing a \
+        photo or product.json to see it. Ctrl-C stops it.
+
+        EXAMPLES:
+          market-images preview Samples
+          market-images preview products/ --bind 127.0.0.1:8800
+          market-images preview products/ --server https://openmarket.yagom-academy.kr
+        """
+    )
+
+    @Argument(help: "A folder of product folders.")
+    var products: String
+
+    @Option(help: "Loopback address and port to listen on (port 0: any free port).")
+    var bind = "127.0.0.1:0"
+
+    @Option(help: "The server whose publish record to compare with (default: the only one recorded).")
+    var server: String?
+
+    @Option(help: "That server's dialect, when its host name does not tell (decides whether photos can change).")
+    var dialect: Dialect?
+
+    @OptionGroup var photos: UploadPhotos
+
+    func validate() throws {
+        guard FileManager.default.isDirectory(products) else { throw ValidationError("\(Terminal.display(products)) is not a folder") }
+        guard try BindAddress(bind).isLoopback else {
+            throw ValidationError("--bind: the preview serves unsigned image URLs, so it listens on loopback only (127.0.0.1, ::1)")
+        }
+        if let server, URL(string: server)?.host == nil { throw ValidationError("--server must be an http(s) URL") }
+    }
+
+    func run() async throws {
+        let address = try BindAddress(bind)
+        let record = try publishServer()
+        let catalogue = PreviewCatalogue(productsFolder: products, photos: photos, server: record,
+                                         dialect: dialect ?? record.flatMap(Dialect.inferred(from:)))
+        guard !catalogue.folders.isEmpty else { throw ValidationError("\(Terminal.display(products)) has no product folders with photos") }
+        let prepared = catalogue.products()
+        let failed = prepared.reduce(0) { $0 + ($1.prepared?.report.failed.count ?? 0) }
+
+        LoggingSystem.bootstrap { StreamLogHandler.standardError(label: $0) }
+        var logger = Logger(label: "market-images")
+        logger.logLevel = .info
+        let metrics = ServiceMetrics()
+        metrics.bootstrap()
+        var limits = ImageProcessor.Limits()
+        limits.maxPixels = photos.image.prepareOptions.maxPixels
+        let thumbnails = ThumbnailResponder(
+            settings: ServeSettings(presets: ProcessingOptions.standardPresets, maxAge: 0), signature: SignatureCheck(key: nil, salt: Data()),
+            sources: try LocalSourceRoot(products), remote: RemoteSources(prefixes: [], allowInternal: false, maxBytes: 1, timeout: .seconds(1)),
+            processor: ImageProcessor(limits: limits),
+            pool: ImageWorkPool(workers: ProcessInfo.processInfo.activeProcessorCount, queueLimit: 256),
+            cache: nil, metrics: metrics, logger: logger)
+        let responder = PreviewResponder(pages: try PreviewPages(catalogue: catalogue, maxBytes: photos.image.prepareOptions.maxBytes),
+                                         photos: photos, thumbnails: thumbnails, logger: logger)
+        let summary = "\(count(prepared.count, "product"))" + (failed > 0 ? ", \(count(failed, "photo")) failed" : "")
+        try await address.serve(responder, grace: 1, logger: logger) { url in
+            Terminal.standardError.write("listening on \(url)\n")
+            Terminal.standardOutput.write("Preview of \(summary): \(url)/\n")
+        }
+    }
+
+    /// `--server`, or the one server the publish record knows; nil when there is no record or it
+    /// knows several (the page then shows no publish state).
+    private func publishServer() throws -> URL? {
+        if let server { return URL(string: server) }
+        guard let ledger = try? PublishLedger.load(from: products) else { return nil }
+        let servers = Set(ledger.entries.keys.compactMap { key in key.lastIndex(of: "|").map { String(key[..<$0]) } })
+        return servers.count == 1 ? servers.first.flatMap(URL.init(string:)) : nil
+    }
+}

@@ -1,0 +1,111 @@
+import Foundation
+import ImagePipeline
+import MarketUploader
+
+/// The products folder as the preview shows it. Every look prepares what is missing or changed
+/// (incrementally, into the same cache `publish` uses) so the page follows the folder; one look at a
+/// time, because two runs into one cache folder would refuse each other.
+final class PreviewCatalogue: @unchecked Sendable {
+    let productsFolder: String
+    let photos: UploadPhotos
+    /// The server whose publish record the page compares with, if any.
+    let server: URL?
+    let dialect: Dialect?
+    private let lock = NSLock()
+
+    /// One product folder: its fields (or why they are unusable), its photos, and its publish state.
+    struct Product {
+        var folder: String
+        var name: String { (folder as NSString).lastPathComponent }
+        var fields: ProductChange?
+        var problems: [String] = []
+        var prepared: PreparedPhotos?
+        var publish: PublishState?
+    }
+
+    /// Where a product stands against the publish record.
+    struct PublishState {
+        var summary: String
+        var changes: [FieldChange] = []
+        /// `new`, `unchanged`, `changed`, `pending` or `unknown`, for styling.
+        var kind: String
+    }
+
+    init(productsFolder: String, photos: UploadPhotos, server: URL?, dialect: Dialect?) {
+        self.productsFolder = productsFolder
+        self.photos = photos
+        self.server = server
+        self.dialect = dialect
+    }
+
+    /// Folder-level warnings from scanning (photos in subfolders, no photos).
+    var scanWarnings: [String] { ProductScanner().scan([productsFolder]).warnings }
+
+    /// The product folders' paths, in name order.
+    var folders: [String] {
+        let root = URL(fileURLWithPath: productsFolder).standardizedFileURL.path
+        return ProductScanner().scan([productsFolder]).products.compactMap(\.folder).filter { $0 != root }
+    }
+
+    func products() -> [Product] {
+        lock.withLock { folders.map(load) }
+    }
+
+    func product(named name: String) -> Product? {
+        lock.withLock { folders.first { ($0 as NSString).lastPathComponent == name }.map(load) }
+    }
+
+    private func load(_ folder: String) -> Product {
+        var product = Product(folder: folder)
+        do {
+            product.fields = try ProductFile.fields(in: folder)
+        } catch {
+            product.problems.append(errorText(error))
+        }
+        if product.fields == nil, product.problems.isEmpty {
+            product.problems.append("no \(ProductFile.fileName): publish needs a name, description, price and stock")
+        }
+        var draft: ProductDraft?
+        if product.fields != nil {
+            do { draft = try ProductOptions.draft(folder: folder, overrides: ProductChange()) } catch { product.problems.append(errorText(error)) }
+        }
+        if let draft { product.problems += draft.problems(for: dialect ?? .openmarket) }
+        do {
+            product.prepared = try photos.run([folder], jobs: ProcessInfo.processInfo.activeProcessorCount)
+        } catch {
+            product.problems.append(errorText(error))
+        }
+        if let draft, let prepared = product.prepared, prepared.report.failed.isEmpty {
+            product.publish = publishState(folder: folder, draft: draft, prepared: prepared)
+        }
+        return product
+    }
+
+    private func publishState(folder: String, draft: ProductDraft, prepared: PreparedPhotos) -> PublishState? {
+        guard let server else { return nil }
+        let ledger: PublishLedger
+        do { ledger = try PublishLedger.load(from: productsFolder) } catch { return PublishState(summary: errorText(error), kind: "unknown") }
+        let shown = PublishLedger.identity(of: server)
+        guard let entry = ledger.entries[PublishLedger.key(server: server, folder: folder)] else {
+            return PublishState(summary: "new: not yet published to \(shown)", kind: "new")
+        }
+        let id = entry.productID.map { "product \($0)" } ?? "a product"
+        guard entry.state == .registered else {
+            return PublishState(summary: "pending: a register was never answered; publish looks it up first", kind: "pending")
+        }
+        guard let sent = entry.sent, let uploads = try? prepared.uploads() else {
+            return PublishState(summary: "published as \(id); publish records what it holds on its next run", kind: "unchanged")
+        }
+        let current = ListingSnapshot(fields: draft, uploads: uploads)
+        let changes = sent.fields.changes(to: current.fields)
+        switch SyncAction.plan(current: current, sent: sent, productID: entry.productID, dialect: dialect ?? .openmarket, allowRecreate: false) {
+        case .unchanged, .register:
+            return PublishState(summary: "unchanged: published as \(id)", kind: "unchanged")
+        case .edit:
+            return PublishState(summary: "changes to send to \(id)", changes: changes, kind: "changed")
+        case .replaceImages, .recreate, .imagesCannotChange:
+            let how = dialect == .items ? "publish replaces them" : dialect == nil ? "publish replaces them (items server) or needs --recreate" : "publish needs --recreate"
+            return PublishState(summary: "photos changed since \(id) was published: \(how)", changes: changes, kind: "changed")
+        }
+    }
+}

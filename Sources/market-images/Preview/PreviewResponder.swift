@@ -1,0 +1,93 @@
+import Crypto
+import Foundation
+import Hummingbird
+import ImagePipeline
+import Logging
+
+/// The preview's HTTP layer: its pages, the prepared photos and the static files, with everything
+/// else (the thumbnails, `/health`) answered by the thumbnail service it wraps. Pages are built on
+/// every request, so a reload shows the folder as it is now; their ETags make an unchanged reload a
+/// 304. One access-log line per request, as `serve` writes them.
+struct PreviewResponder: HTTPResponder {
+    typealias Context = BasicRequestContext
+
+    let pages: PreviewPages
+    let photos: UploadPhotos
+    let thumbnails: ThumbnailResponder
+    let logger: Logger
+
+    /// The page's own resources only: nothing from other origins, no inline script.
+    static let contentSecurityPolicy = "default-src 'self'; img-src 'self'; style-src 'self'; script-src 'self'; object-src 'none'; base-uri 'none'"
+
+    func respond(to request: Request, context: Context) async throws -> Response {
+        let started = ContinuousClock.now
+        let path = request.uri.path
+        let response: Response
+        if request.method != .get && request.method != .head {
+            response = ServiceFailure(status: .methodNotAllowed, error: "method-not-allowed", detail: "only GET and HEAD").response
+        } else if path == "/" {
+            let grid = request.uri.queryParameters.get("view") == "grid"
+            response = page(await offloaded { [pages] in pages.index(grid: grid) }, request: request)
+        } else if path.hasPrefix("/product/") {
+            let name = String(path.dropFirst("/product/".count)).removingPercentEncoding ?? ""
+            let html = await offloaded { [pages] in pages.product(named: name) }
+            response = html.map { page($0, request: request) } ?? Self.notFound("no product folder named \(name)")
+        } else if path.hasPrefix("/prepared/") {
+            response = prepared(String(path.dropFirst("/prepared/".count)), request: request)
+        } else if path == "/static/preview.css" {
+            response = page(PreviewAssets.css, type: "text/css; charset=utf-8", request: request)
+        } else if path == "/static/preview.js" {
+            response = page(PreviewAssets.javascript, type: "text/javascript; charset=utf-8", request: request)
+        } else {
+            return try await thumbnails.respond(to: request, context: context)
+        }
+        ThumbnailResponder.log(request, response, since: started, outcome: "-", logger: logger, elidingSignature: false)
+        return response
+    }
+
+    /// A prepared photo from the upload cache: `/prepared/{folder}/{path in the cache}`, nothing
+    /// outside the cache.
+    private func prepared(_ rest: String, request: Request) -> Response {
+        let parts = rest.split(separator: "/", omittingEmptySubsequences: false).map { String($0).removingPercentEncoding ?? "" }
+        guard parts.count >= 2, parts.allSatisfy({ !$0.isEmpty && $0 != "." && $0 != ".." && !$0.contains("/") }),
+              let folder = pages.catalogue.folders.first(where: { ($0 as NSString).lastPathComponent == parts[0] }) else {
+            return Self.notFound("no such prepared photo")
+        }
+        let file = parts.dropFirst().reduce(URL(fileURLWithPath: photos.cacheFolder(for: [folder]))) { $0.appendingPathComponent($1) }.path
+        guard let data = FileManager.default.contents(atPath: file), let format = OutputFormat.allCases.first(where: { $0.fileExtension == (file as NSString).pathExtension }) else {
+            return Self.notFound("no such prepared photo")
+        }
+        return answer(data, type: format.mimeType, request: request)
+    }
+
+    private func page(_ text: String, type: String = "text/html; charset=utf-8", request: Request) -> Response {
+        answer(Data(text.utf8), type: type, request: request)
+    }
+
+    /// The body with a content ETag and `no-cache`: the browser keeps it, and asks each time.
+    private func answer(_ data: Data, type: String, request: Request) -> Response {
+        var headers = HTTPFields()
+        let etag = "\"" + SHA256.hash(data: data).prefix(16).map { String(format: "%02x", $0) }.joined() + "\""
+        headers[.eTag] = etag
+        headers[.cacheControl] = "no-cache"
+        headers[.contentSecurityPolicy] = Self.contentSecurityPolicy
+        headers[.xContentTypeOptions] = "nosniff"
+        if request.headers[.ifNoneMatch]?.split(separator: ",").contains(where: { $0.trimmingCharacters(in: .whitespaces) == etag }) == true {
+            return Response(status: .notModified, headers: headers)
+        }
+        headers[.contentType] = type
+        headers[.contentLength] = String(data.count)
+        return Response(status: .ok, headers: headers, body: request.method == .head ? ResponseBody() : ResponseBody(byteBuffer: ByteBuffer(bytes: data)))
+    }
+
+    private static func notFound(_ detail: String) -> Response {
+        ServiceFailure(status: .notFound, error: "not-found", detail: detail).response
+    }
+
+    /// Preparing photos blocks; it runs on its own thread, not on the threads that serve requests.
+    private func offloaded<T: Sendable>(_ work: @escaping @Sendable () -> T) async -> T {
+        await withCheckedContinuation { continuation in
+            Thread.detachNewThread { continuation.resume(returning: work()) }
+        }
+    }
+}

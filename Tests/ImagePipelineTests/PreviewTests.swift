@@ -1,0 +1,160 @@
+import Foundation
+import ImagePipeline
+import TestSupport
+import XCTest
+
+/// `preview` started as a seller starts it and looked at with headless Chromium: what the browser
+/// rendered (its DOM after the script ran, the image sizes it loaded, screenshots at a desktop and a
+/// phone width) is what is asserted. Screenshots are kept in `.build/test-artifacts/preview/`.
+final class PreviewTests: FolderTestCase {
+    static let korean = "도자기 머그컵"
+    static let hostileName = "<script>alert('x')</script> & co"
+
+    /// The bundled samples, plus a product with a Korean name, a discount, stock 0, six photos (one
+    /// damaged), and one whose name is markup.
+    override func setUpWithError() throws {
+        try super.setUpWithError()
+        let samples = Fixture.root.deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent("Samples").path
+        for product in ["sku-camera", "sku-phone"] {
+            try FileManager.default.createDirectory(atPath: input, withIntermediateDirectories: true)
+            try FileManager.default.copyItem(atPath: samples + "/" + product, toPath: input + "/" + product)
+        }
+        let mug = ["photos/DSCN0010.jpg", "photos/flowers.jpeg", "photos/jolla.jpg", "orientation/Landscape_6.jpg",
+                   "photos/iphone_13_pro_max.HEIC", "hostile/corrupted.jpg"]
+        for (index, photo) in mug.enumerated() {
+            try copy(photo, to: "mug/IMG_\(index + 1).\((photo as NSString).pathExtension)")
+        }
+        try product(folder: "mug", name: Self.korean, price: 12000, discounted: 9900, stock: 0)
+        try copy("alpha/alpha-layer-1-fill.png", to: "markup/cutout.png")
+        try product(folder: "markup", name: Self.hostileName, price: 5000, discounted: nil, stock: 1)
+    }
+
+    private func product(folder: String, name: String, price: Double, discounted: Double?, stock: Int) throws {
+        var fields: [String: Any] = ["name": name, "description": "A product for the preview tests.", "price": price, "currency": "KRW", "stock": stock]
+        fields["discounted_price"] = discounted
+        try JSONSerialization.data(withJSONObject: fields).write(to: URL(fileURLWithPath: input + "/\(folder)/product.json"))
+    }
+
+    private func start(_ arguments: [String] = []) throws -> ServiceProcess {
+        let preview = try ServiceProcess([input, "--cache", root + "/cache"] + arguments, command: "preview")
+        XCTAssertTrue(preview.isListening, preview.logText)
+        addTeardownBlock {
+            preview.terminate()
+            preview.waitForExit()
+        }
+        return preview
+    }
+
+    /// `<tag … data-folder="NAME" …>`'s images as the browser loaded them: "WxH" per image.
+    private func loaded(_ dom: String) -> [String] {
+        matches(#"data-loaded="(\d+x\d+)""#, in: dom)
+    }
+
+    private func matches(_ pattern: String, in text: String) -> [String] {
+        let regex = try! NSRegularExpression(pattern: pattern)
+        return regex.matches(in: text, range: NSRange(text.startIndex..., in: text)).compactMap { match in
+            Range(match.range(at: 1), in: text).map { String(text[$0]) }
+        }
+    }
+
+    func testTheListAndGridShowEveryProductAsTheAppWould() async throws {
+        let preview = try start()
+        let list = try HeadlessChromium.dom(URL(string: preview.base.absoluteString + "/")!)
+        for text in ["Garden photo prints", "휴대폰 사진 엽서 세트", Self.korean, "₩9,900", "<s class=\"original\">₩12,000</s>", "$15.50", "Sold out",
+                     "3 in stock", "&lt;script&gt;alert('x')&lt;/script&gt; &amp; co"] {
+            XCTAssertTrue(list.contains(text), "the list shows \(text):\n\(list)")
+        }
+        XCTAssertFalse(list.contains("<script>alert"), "a product's name is text, never markup")
+        XCTAssertEqual(loaded(list), Array(repeating: "80x80", count: 4), "one 80 px list thumbnail per product at 1x:\n\(list)")
+        XCTAssertTrue(list.contains("2 problems"), "the mug's six photos and its damaged one are counted")
+
+        let grid = try HeadlessChromium.dom(URL(string: preview.base.absoluteString + "/?view=grid")!)
+        XCTAssertTrue(grid.contains("class=\"products grid\""))
+        XCTAssertEqual(loaded(grid), Array(repeating: "200x200", count: 4), grid)
+        // A phone at 3x loads the 3x thumbnails, not the 1x ones scaled up: 600 pixels, shown as 200
+        // CSS pixels, or all the source has (the 640×480 camera photo is never enlarged: 480, shown as 160).
+        let phone = try HeadlessChromium.dom(URL(string: preview.base.absoluteString + "/?view=grid")!, width: 390, height: 844, scale: 3)
+        XCTAssertEqual(loaded(phone), ["200x200", "160x160", "160x160", "200x200"], phone)
+        let chosen = matches(#"data-source="([^"]+)""#, in: phone)
+        XCTAssertEqual(chosen.count, 4)
+        for source in chosen {
+            XCTAssertTrue(source.contains("/pr:grid/dpr:3/"), source)
+            let answer = try await preview.get(source)
+            let header = try ImageHeader.read(.data(answer.body))
+            XCTAssertTrue([[600, 600], [480, 480]].contains([header.width, header.height]), "\(source): \(header.width)×\(header.height)")
+        }
+    }
+
+    func testTheProductPageShowsEveryPreparedPhotoAndWhatWentWrong() throws {
+        let preview = try start()
+        let page = try HeadlessChromium.dom(URL(string: preview.base.absoluteString + "/product/mug")!)
+        let captions = matches(#"<span class="source">([^<]+)</span>"#, in: page)
+        XCTAssertEqual(captions, ["1. IMG_1.jpg", "2. IMG_2.jpeg", "3. IMG_3.jpg", "4. IMG_4.jpg", "5. IMG_5.HEIC"], "upload order")
+        let shown = matches(#"<span class="dims">(\d+×\d+) px</span>"#, in: page).map { $0.replacingOccurrences(of: "×", with: "x") }
+        // The full-size photo of each, as loaded (the compare images are lazy and stay unloaded).
+        let prepared = matches(#"<img class="prepared" src="[^"]+" width="\d+" height="\d+" alt="[^"]+" data-loaded="(\d+x\d+)""#, in: page)
+        XCTAssertEqual(prepared, shown, "the browser loaded each prepared photo at its full size:\n\(page)")
+        XCTAssertEqual(shown.first, "640x480")
+        for bytes in matches(#"<span class="bytes">([\d,]+) of 300,000 bytes"#, in: page) {
+            XCTAssertLessThanOrEqual(Int(bytes.replacingOccurrences(of: ",", with: "")) ?? .max, 300_000)
+        }
+        XCTAssertEqual(matches(#"<span class="bytes">([\d,]+) of"#, in: page).count, 5)
+        XCTAssertTrue(page.contains("mug: 6 photos; the server takes at most 5 per product"), page)
+        XCTAssertTrue(page.contains("<li class=\"failure\"><b>IMG_6.jpg</b>:"), "the damaged photo is named with its reason")
+        XCTAssertTrue(page.contains("<s class=\"original\">₩12,000</s>") && page.contains("Sold out"))
+        XCTAssertTrue(page.contains("encodes"), page)
+    }
+
+    /// Changing a photo in the folder and reloading shows the new photo: new thumbnail and photo
+    /// URLs, a new page ETag, and the browser loads the new size.
+    func testReloadingAfterAPhotoChangesShowsTheNewPhoto() async throws {
+        let preview = try start()
+        let before = try HeadlessChromium.dom(URL(string: preview.base.absoluteString + "/product/markup")!)
+        let firstPage = try await preview.get("/product/markup")
+        XCTAssertEqual(loaded(before).first, "2048x1536", before)
+        try FileManager.default.removeItem(atPath: input + "/markup/cutout.png")
+        try copy("orientation/Landscape_6.jpg", to: "markup/cutout.jpg")
+        let after = try HeadlessChromium.dom(URL(string: preview.base.absoluteString + "/product/markup")!)
+        XCTAssertEqual(loaded(after).first, "600x450", after)
+        let secondPage = try await preview.get("/product/markup", headers: ["If-None-Match": firstPage.header("ETag") ?? ""])
+        XCTAssertEqual(secondPage.status, 200, "a changed folder is a changed page")
+        let unchanged = try await preview.get("/product/markup", headers: ["If-None-Match": secondPage.header("ETag") ?? ""])
+        XCTAssertEqual(unchanged.status, 304)
+    }
+
+    func testThePublishRecordShowsWhatWouldChange() throws {
+        let server = "http://127.0.0.1:9"
+        let ledger: [String: Any] = ["entries": [
+            "\(server)|sku-camera": ["state": "registered", "productID": 41, "at": "2026-11-01T00:00:00Z",
+                                     "sent": ["fields": ["name": "Garden photo prints", "description": "An older description.",
+                                                         "price": 12000, "currency": "KRW", "stock": 3, "discounted_price": 9900],
+                                              "images": ["IMG_1.jpg 0000"]]],
+        ]]
+        try JSONSerialization.data(withJSONObject: ledger).write(to: URL(fileURLWithPath: input + "/.openmarket-published.json"))
+        let preview = try start(["--dialect", "openmarket"])
+        let list = try HeadlessChromium.dom(URL(string: preview.base.absoluteString + "/")!)
+        XCTAssertTrue(list.contains("photos changed since product 41 was published: publish needs --recreate"), list)
+        XCTAssertTrue(list.contains("new: not yet published to http://localhost:9"), list)
+        let page = try HeadlessChromium.dom(URL(string: preview.base.absoluteString + "/product/sku-camera")!)
+        XCTAssertTrue(page.contains("<li class=\"change\"><b>description</b>: An older description. →"), page)
+    }
+
+    /// Screenshots at a desktop and a phone width are not blank, and are kept for people to look at.
+    func testScreenshotsAtDesktopAndPhoneWidthsAreNotBlank() throws {
+        let preview = try start()
+        let artifacts = Fixture.root.deletingLastPathComponent().deletingLastPathComponent()
+            .appendingPathComponent(".build/test-artifacts/preview").path
+        try FileManager.default.createDirectory(atPath: artifacts, withIntermediateDirectories: true)
+        for (name, width, height, path) in [("desktop-list", 1280, 900, "/"), ("phone-grid", 390, 844, "/?view=grid"),
+                                            ("desktop-product", 1280, 900, "/product/mug"), ("phone-product", 390, 844, "/product/mug")] {
+            let file = artifacts + "/\(name).png"
+            try? FileManager.default.removeItem(atPath: file)
+            try HeadlessChromium.screenshot(URL(string: preview.base.absoluteString + path)!, to: file, width: width, height: height)
+            let image = try DecodedImage.decode(file: file, maxPixels: .max) { _ in (100_000, 100_000) }
+            XCTAssertEqual([image.width, image.height], [width, height], name)
+            let cells = try image.grid()
+            let spread = cells.flatMap { $0 }.max()! - cells.flatMap { $0 }.min()!
+            XCTAssertGreaterThan(spread, 5, "\(name) shows something, not one flat colour: \(cells)")
+        }
+    }
+}
