@@ -6,15 +6,7 @@ import FoundationNetworking
 /// `market-images serve` (or `preview`) started as a user starts it, on a free loopback port, and
 /// spoken to over real HTTP with URLSession.
 public final class ServiceProcess: @unchecked Sendable {
-    public struct Answer: Sendable {
-        public var status: Int
-        public var headers: [String: String]
-        public var body: Data
-
-        public func header(_ name: String) -> String? {
-            headers.first { $0.key.caseInsensitiveCompare(name) == .orderedSame }?.value
-        }
-    }
+    public typealias Answer = LoopbackClient.Answer
 
     private let process = Process()
     private let lock = NSLock()
@@ -51,18 +43,12 @@ public final class ServiceProcess: @unchecked Sendable {
     public var logText: String { lock.withLock { String(decoding: log, as: UTF8.self) } }
 
     public func get(_ path: String, headers: [String: String] = [:], timeout: TimeInterval = 30) async throws -> Answer {
-        var request = URLRequest(url: URL(string: base.absoluteString + path)!)
-        request.timeoutInterval = timeout
-        for (name, value) in headers { request.setValue(value, forHTTPHeaderField: name) }
-        let configuration = URLSessionConfiguration.ephemeral
-        configuration.requestCachePolicy = .reloadIgnoringLocalCacheData
-        let session = URLSession(configuration: configuration)
-        defer { session.finishTasksAndInvalidate() }
-        let (data, response) = try await session.data(for: request)
-        let http = response as! HTTPURLResponse
-        var fields: [String: String] = [:]
-        for (name, value) in http.allHeaderFields { fields["\(name)"] = "\(value)" }
-        return Answer(status: http.statusCode, headers: fields, body: data)
+        try await LoopbackClient(base: base).get(path, headers: headers, timeout: timeout)
+    }
+
+    /// The lines of the log (warnings and access log) that contain `text`.
+    public func logLines(containing text: String) -> [String] {
+        logText.split(separator: "\n").map(String.init).filter { $0.contains(text) }
     }
 
     /// SIGTERM, as a supervisor stops a service.

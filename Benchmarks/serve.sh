@@ -1,0 +1,223 @@
+#!/usr/bin/env bash
+# The thumbnail service under load, against thumbor in the same run: wrk cycles over distinct 2K JPEGs
+# (made from ../shared/corpus/photos) for each figure, and the results go to .build-bench/serve/results,
+# which report.py turns into the serve section of BENCHMARKS.md. See Benchmarks/README.md.
+#
+# Usage: Benchmarks/serve.sh              every figure, 30 s per point, 2 rounds (about 25 minutes)
+#        DURATION=10 RUNS=1 Benchmarks/serve.sh   a quick, noisier run
+set -euo pipefail
+ROOT=$(cd "$(dirname "$0")/.." && pwd)
+CORPUS=${CORPUS:-$ROOT/../shared/corpus}
+WORK=$ROOT/.build-bench/serve
+RESULTS=$WORK/results
+IMAGES=$WORK/images
+DURATION=${DURATION:-30}
+RUNS=${RUNS:-2}
+CORES=$(nproc)
+BIN=$ROOT/.build/release/market-images
+VENV=$ROOT/.build-bench/thumbor-venv
+OURS=18080 THUMBOR=18888 ORIGIN=18081
+export MARKET_IMAGES_KEY=6d61726b65742d696d61676573 MARKET_IMAGES_SALT=62656e6368
+
+setup() {
+    local sudo=""; [ "$(id -u)" -eq 0 ] || sudo="sudo"
+    local missing=()
+    command -v wrk >/dev/null || missing+=(wrk)
+    command -v nginx >/dev/null || missing+=(nginx-light)
+    command -v vips >/dev/null || missing+=(libvips-tools)
+    if [ ${#missing[@]} -gt 0 ]; then
+        $sudo env DEBIAN_FRONTEND=noninteractive apt-get update -qq
+        $sudo env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${missing[@]}" >/dev/null
+    fi
+    [ -x "$VENV/bin/thumbor" ] || { python3 -m venv "$VENV" && "$VENV/bin/pip" install -q "thumbor>=7,<8" pillow-heif; }
+    "$ROOT/scripts/setup"
+    (cd "$ROOT" && swift build -c release --product market-images >/dev/null)
+    mkdir -p "$RESULTS"
+}
+
+# 28 distinct 2K JPEGs (Q90): each corpus photo fitted to 2048 wide, as is, mirrored, flipped and
+# turned; and 16 12-megapixel phone photos, HEIC and JPEG.
+images() {
+    [ -d "$IMAGES/2k" ] && [ "$(ls "$IMAGES/2k" | wc -l)" -eq 28 ] && return
+    rm -rf "$IMAGES"; mkdir -p "$IMAGES/2k" "$IMAGES/12mp"
+    local n=0 src
+    for src in "$CORPUS"/photos/*; do
+        vips thumbnail "$src" "$IMAGES/base.v" 2048 --height 2048 --size both
+        vips copy "$IMAGES/base.v" "$IMAGES/2k/img-$((n++)).jpg[Q=90,strip]"
+        vips flip "$IMAGES/base.v" "$IMAGES/2k/img-$((n++)).jpg[Q=90,strip]" horizontal
+        vips flip "$IMAGES/base.v" "$IMAGES/2k/img-$((n++)).jpg[Q=90,strip]" vertical
+        vips rot "$IMAGES/base.v" "$IMAGES/2k/img-$((n++)).jpg[Q=90,strip]" d180
+    done
+    rm -f "$IMAGES/base.v"
+    local heic=$CORPUS/photos/iphone_13_pro_max.HEIC
+    vips autorot "$heic" "$IMAGES/upright.v"
+    for i in 0 1 2 3 4 5 6 7; do
+        cp "$heic" "$IMAGES/12mp/phone-$i.HEIC"
+        vips copy "$IMAGES/upright.v" "$IMAGES/12mp/phone-$i.jpg[Q=$((85 + i)),strip]"
+    done
+    rm -f "$IMAGES/upright.v"
+}
+
+# paths NAME KIND OPTIONS...: the request paths of one figure, for our service (signed) or thumbor.
+paths_ours() {
+    local name=$1 folder=$2 format=$3; shift 3
+    local file
+    : > "$WORK/$name.paths"
+    for file in "$IMAGES/$folder"/*; do
+        "$BIN" url "local:///$folder/$(basename "$file")" "$@" ${format:+--format $format} >> "$WORK/$name.paths"
+    done
+}
+
+paths_thumbor() {
+    local name=$1 folder=$2 operations=$3 file
+    : > "$WORK/$name.paths"
+    for file in "$IMAGES/$folder"/*; do echo "/unsafe/$operations/$folder/$(basename "$file")" >> "$WORK/$name.paths"; done
+}
+
+# Adds each path's ETag, so the requests revalidate.
+with_etags() {
+    local port=$1 list=$2 path
+    while read -r path; do
+        printf '%s\t%s\n' "$path" "$(curl -s -o /dev/null -D - "http://127.0.0.1:$port$path" | tr -d '\r' | awk -F': ' 'tolower($1)=="etag"{print $2}')"
+    done < "$list" > "$list.tags"
+    mv "$list.tags" "$list"
+}
+
+wait_port() {
+    local i
+    for i in $(seq 1 100); do curl -s -o /dev/null "http://127.0.0.1:$1/${2:-}" && return 0; sleep 0.1; done
+    echo "nothing listening on $1" >&2; return 1
+}
+
+# Peak RSS in KB of a process and all its children (thumbor's forks).
+peak_rss() {
+    local pids total=0 pid
+    pids="$1 $(pgrep -P "$1" | tr '\n' ' ')"
+    for pid in $pids; do total=$((total + $(awk '/VmHWM/{print $2}' "/proc/$pid/status" 2>/dev/null || echo 0))); done
+    echo $total
+}
+
+start_ours() {
+    "$BIN" serve --root "$IMAGES" --bind "127.0.0.1:$OURS" --max-pixels 300000000 "$@" 2>/dev/null &
+    SERVER=$!
+    wait_port $OURS health
+}
+
+start_thumbor() {
+    local processes=$1 threads=$2
+    sed -e "s|@ROOT@|$IMAGES|" -e "s|@THREADS@|$threads|" "$ROOT/Benchmarks/serve/thumbor.conf.in" > "$WORK/thumbor.conf"
+    "$VENV/bin/thumbor" -c "$WORK/thumbor.conf" -p $THUMBOR -i 127.0.0.1 --processes "$processes" -l error >/dev/null 2>&1 &
+    SERVER=$!
+    wait_port $THUMBOR healthcheck
+}
+
+stop() {
+    pkill -TERM -P "$SERVER" 2>/dev/null || true
+    kill -TERM "$SERVER" 2>/dev/null || true
+    wait "$SERVER" 2>/dev/null || true
+}
+
+# point NAME SERVER PORT CONCURRENCY PATHS: one wrk run; its RESULT line and the server's peak RSS.
+point() {
+    local name=$1 server=$2 port=$3 concurrency=$4 list=$5 run=$6
+    local threads=$((concurrency < 2 ? 1 : 2))
+    local line
+    line=$(PATHS="$list" wrk -t$threads -c"$concurrency" -d"${DURATION}s" --timeout 10s -s "$ROOT/Benchmarks/serve/paths.lua" \
+        "http://127.0.0.1:$port" | grep '^RESULT')
+    echo "$line rss_kb=$(peak_rss "$SERVER")" > "$RESULTS/$name.$server.$run.txt"
+    echo "$name $server run $run: $line"
+}
+
+# ours NAME CONCURRENCY PATHS [serve options]: a fresh server per point, so its peak RSS is this point's.
+ours() {
+    local name=$1 concurrency=$2 list=$3 run=$4; shift 4
+    start_ours "$@"
+    point "$name" ours $OURS "$concurrency" "$list" "$run"
+    stop
+}
+
+theirs() {
+    local name=$1 concurrency=$2 list=$3 run=$4
+    start_thumbor "$THUMBOR_PROCESSES" "$THUMBOR_THREADS"
+    point "$name" thumbor $THUMBOR "$concurrency" "$list" "$run"
+    stop
+}
+
+main() {
+    setup
+    images
+    rm -f "$RESULTS"/*.txt
+    paths_ours miss 2k jpg rs:fit:512:512 q:80
+    paths_ours grid 2k jpg pr:grid dpr:3
+    paths_ours webp 2k webp rs:fit:512:512 q:80
+    paths_ours hit 2k jpg pr:list dpr:3
+    paths_ours phone 12mp jpg pr:list dpr:3
+    paths_thumbor thumbor-miss 2k "fit-in/512x512/filters:format(jpeg):quality(80)"
+    paths_thumbor thumbor-grid 2k "600x600/smart/filters:format(jpeg):quality(80)"
+    paths_thumbor thumbor-webp 2k "fit-in/512x512/filters:format(webp):quality(80)"
+    paths_thumbor thumbor-hit 2k "240x240/smart/filters:format(jpeg):quality(80)"
+    paths_thumbor thumbor-phone 12mp "240x240/smart/filters:format(jpeg):quality(80)"
+    : > "$WORK/remote.paths"
+    local file
+    for file in "$IMAGES"/2k/*; do
+        "$BIN" url "http://127.0.0.1:$ORIGIN/2k/$(basename "$file")" rs:fit:512:512 q:80 --format jpg >> "$WORK/remote.paths"
+    done
+
+    # thumbor at its best on this machine: one process per core, or one process with a thread per core.
+    local best=0 processes threads rate
+    for setting in "$CORES 0" "1 $CORES"; do
+        read -r processes threads <<< "$setting"
+        THUMBOR_PROCESSES=$processes THUMBOR_THREADS=$threads theirs "miss-p$processes" 2 "$WORK/thumbor-miss.paths" 0
+        rate=$(awk '{split($2,a,"="); split($3,b,"="); printf "%d", a[2]/b[2]}' "$RESULTS/miss-p$processes.thumbor.0.txt")
+        if [ "$rate" -gt "$best" ]; then best=$rate; THUMBOR_BEST="$processes $threads"; fi
+    done
+    read -r THUMBOR_PROCESSES THUMBOR_THREADS <<< "$THUMBOR_BEST"
+    echo "thumbor processes=$THUMBOR_PROCESSES threads=$THUMBOR_THREADS" > "$RESULTS/thumbor-setting.txt"
+
+    # An nginx on loopback as the origin for the download-path figure.
+    mkdir -p "$WORK/nginx"
+    cat > "$WORK/nginx/nginx.conf" <<CONF
+daemon off; worker_processes 1; error_log stderr error; pid $WORK/nginx/nginx.pid;
+events { worker_connections 256; }
+http { access_log off; client_body_temp_path $WORK/nginx; proxy_temp_path $WORK/nginx; fastcgi_temp_path $WORK/nginx;
+  uwsgi_temp_path $WORK/nginx; scgi_temp_path $WORK/nginx; types { image/jpeg jpg; }
+  server { listen 127.0.0.1:$ORIGIN; root $IMAGES; } }
+CONF
+    nginx -c "$WORK/nginx/nginx.conf" -p "$WORK/nginx" &
+    local origin=$!
+
+    local run
+    for run in $(seq 1 "$RUNS"); do
+        # Interleaved: each figure measures both servers back to back.
+        ours miss 2 "$WORK/miss.paths" "$run"
+        theirs miss 2 "$WORK/thumbor-miss.paths" "$run"
+        ours grid 2 "$WORK/grid.paths" "$run"
+        theirs grid 2 "$WORK/thumbor-grid.paths" "$run"
+        ours webp 2 "$WORK/webp.paths" "$run"
+        theirs webp 2 "$WORK/thumbor-webp.paths" "$run"
+        ours remote 2 "$WORK/remote.paths" "$run" --allow-source "http://127.0.0.1:$ORIGIN/" --allow-private-sources
+        # Cache hits: the disk cache warmed with every thumbnail first.
+        rm -rf "$WORK/cache"
+        start_ours --cache "$WORK/cache"
+        while read -r path; do curl -s -o /dev/null "http://127.0.0.1:$OURS$path"; done < "$WORK/hit.paths"
+        cp "$WORK/hit.paths" "$WORK/revalidate.paths"
+        with_etags $OURS "$WORK/revalidate.paths"
+        point hit ours $OURS 32 "$WORK/hit.paths" "$run"
+        point revalidate ours $OURS 32 "$WORK/revalidate.paths" "$run"
+        stop
+        theirs hit 32 "$WORK/thumbor-hit.paths" "$run"
+        start_thumbor "$THUMBOR_PROCESSES" "$THUMBOR_THREADS"
+        cp "$WORK/thumbor-hit.paths" "$WORK/thumbor-revalidate.paths"
+        with_etags $THUMBOR "$WORK/thumbor-revalidate.paths"
+        point revalidate thumbor $THUMBOR 32 "$WORK/thumbor-revalidate.paths" "$run"
+        stop
+        # Twelve-megapixel phone photos at 16 connections: two workers and a short queue, so it fills.
+        ours phone 16 "$WORK/phone.paths" "$run" --workers "$CORES" --queue 4
+        theirs phone 16 "$WORK/thumbor-phone.paths" "$run"
+    done
+    kill "$origin" 2>/dev/null || true
+    wait "$origin" 2>/dev/null || true
+    "$ROOT/.build-bench/venv/bin/python" "$ROOT/Benchmarks/report.py" --serve "$RESULTS" || python3 "$ROOT/Benchmarks/report.py" --serve "$RESULTS"
+}
+
+main "$@"

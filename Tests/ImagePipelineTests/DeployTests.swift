@@ -1,0 +1,85 @@
+import Foundation
+import MarketUploader
+import TestSupport
+import XCTest
+
+/// `deploy/nginx-market-images.conf` as committed, run by Debian's nginx on loopback in front of the
+/// service: only the addresses and the cache folder are changed for the test.
+final class DeployTests: FolderTestCase {
+    private static let key = "6465706c6f792d74657374", salt = "73616c74"
+
+    struct Missing: Error, CustomStringConvertible {
+        var description: String { "nginx is not installed; run scripts/setup --tests" }
+    }
+
+    private func startNginx(upstream: Int) throws -> (port: Int, process: Process) {
+        guard FileManager.default.isExecutableFile(atPath: "/usr/sbin/nginx") else { throw Missing() }
+        let folder = root + "/nginx"
+        try FileManager.default.createDirectory(atPath: folder + "/cache", withIntermediateDirectories: true)
+        let port = try LoopbackClient.freePort()
+        let repository = Fixture.root.deletingLastPathComponent().deletingLastPathComponent()
+        var site = try String(contentsOf: repository.appendingPathComponent("deploy/nginx-market-images.conf"), encoding: .utf8)
+        for (committed, local) in [("/var/cache/nginx/market-images", folder + "/cache"), ("server 127.0.0.1:8080;", "server 127.0.0.1:\(upstream);"),
+                                   ("listen 80;", "listen 127.0.0.1:\(port);")] {
+            XCTAssertTrue(site.contains(committed), "the site config still has \(committed)")
+            site = site.replacingOccurrences(of: committed, with: local)
+        }
+        try site.write(toFile: folder + "/site.conf", atomically: true, encoding: .utf8)
+        let temporaries = ["client_body", "proxy", "fastcgi", "uwsgi", "scgi"].map { "\($0)_temp_path \(folder)/\($0);" }.joined(separator: " ")
+        let main = """
+        daemon off; worker_processes 1; pid \(folder)/nginx.pid; error_log \(folder)/error.log warn;
+        \(geteuid() == 0 ? "user root root;" : "")
+        events { worker_connections 128; }
+        http { access_log \(folder)/access.log; \(temporaries) include \(folder)/site.conf; }
+        """
+        try main.write(toFile: folder + "/nginx.conf", atomically: true, encoding: .utf8)
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/sbin/nginx")
+        process.arguments = ["-c", folder + "/nginx.conf", "-p", folder]
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        addTeardownBlock {
+            process.terminate()
+            process.waitUntilExit()
+        }
+        return (port, process)
+    }
+
+    func testNginxServesTheSecondRequestFromItsCacheWithoutReachingTheService() async throws {
+        try copy("photos/jolla.jpg", to: "sku-1/IMG_1.jpg")
+        let service = try ServiceProcess(["--root", input], environment: ["MARKET_IMAGES_KEY": Self.key, "MARKET_IMAGES_SALT": Self.salt])
+        addTeardownBlock {
+            service.terminate()
+            service.waitForExit()
+        }
+        XCTAssertTrue(service.isListening, service.logText)
+        let nginx = try startNginx(upstream: try XCTUnwrap(service.base.port))
+        let front = LoopbackClient(base: URL(string: "http://127.0.0.1:\(nginx.port)")!)
+        try await front.waitUntilListening()
+        let signer = try ThumbnailURLSigner(hexKey: Self.key, hexSalt: Self.salt)
+        let path = signer.signedPath(options: ["pr:list", "dpr:3"], source: "local:///sku-1/IMG_1.jpg")
+
+        let first = try await front.get(path, headers: ["Accept": "image/jpeg"])
+        let second = try await front.get(path, headers: ["Accept": "image/jpeg"])
+        XCTAssertEqual([first.status, second.status], [200, 200])
+        XCTAssertEqual([first.header("X-Cache-Status"), second.header("X-Cache-Status")], ["MISS", "HIT"])
+        XCTAssertEqual(first.body, second.body)
+        XCTAssertEqual(first.header("Content-Type"), "image/jpeg")
+        let shown = service.logLines(containing: "/pr:list/dpr:3/")
+        XCTAssertEqual(shown.count, 1, "the second request never reached the service:\n\(service.logText)")
+
+        // A browser that takes WebP gets its own cached answer; a refusal is never cached.
+        let webp = try await front.get(path, headers: ["Accept": "text/html,image/avif,image/webp,*/*"])
+        let webpAgain = try await front.get(path, headers: ["Accept": "image/webp,*/*"])
+        XCTAssertEqual(webp.header("Content-Type"), "image/webp")
+        XCTAssertEqual(webpAgain.header("X-Cache-Status"), "HIT", "Accept headers are reduced to two cache keys")
+        let forged = "/AAAA" + path.drop { $0 != "/" }.dropFirst().drop { $0 != "/" }
+        for _ in 0..<2 {
+            let refused = try await front.get(String(forged))
+            XCTAssertEqual(refused.status, 403)
+        }
+        XCTAssertEqual(service.logLines(containing: " 403 ").count, 2, "refusals are not cached")
+        let metrics = try await front.get("/metrics")
+        XCTAssertEqual(metrics.status, 404, "metrics are not public")
+    }
+}
