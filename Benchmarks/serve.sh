@@ -5,6 +5,8 @@
 #
 # Usage: Benchmarks/serve.sh              every figure, 30 s per point, 2 rounds (about 25 minutes)
 #        DURATION=10 RUNS=1 Benchmarks/serve.sh   a quick, noisier run
+#        FIGURES="hit" THUMBOR_SETTING="2 0" Benchmarks/serve.sh   some figures, thumbor's setting given
+#          (processes and threads), no report
 set -euo pipefail
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 CORPUS=${CORPUS:-$ROOT/../shared/corpus}
@@ -143,10 +145,37 @@ theirs() {
     stop
 }
 
+# Each figure measures both servers back to back (interleaved), in each round.
+figure_miss() { ours miss 2 "$WORK/miss.paths" "$1"; theirs miss 2 "$WORK/thumbor-miss.paths" "$1"; }
+figure_grid() { ours grid 2 "$WORK/grid.paths" "$1"; theirs grid 2 "$WORK/thumbor-grid.paths" "$1"; }
+figure_webp() { ours webp 2 "$WORK/webp.paths" "$1"; theirs webp 2 "$WORK/thumbor-webp.paths" "$1"; }
+figure_remote() { ours remote 2 "$WORK/remote.paths" "$1" --allow-source "http://127.0.0.1:$ORIGIN/" --allow-private-sources; }
+
+# Cache hits (the disk cache warmed with every thumbnail first) and revalidation with If-None-Match.
+figure_hit() {
+    rm -rf "$WORK/cache"
+    start_ours --cache "$WORK/cache"
+    while read -r path; do curl -s -o /dev/null "http://127.0.0.1:$OURS$path"; done < "$WORK/hit.paths"
+    cp "$WORK/hit.paths" "$WORK/revalidate.paths"
+    with_etags $OURS "$WORK/revalidate.paths"
+    point hit ours $OURS 32 "$WORK/hit.paths" "$1"
+    point revalidate ours $OURS 32 "$WORK/revalidate.paths" "$1"
+    stop
+    theirs hit 32 "$WORK/thumbor-hit.paths" "$1"
+    start_thumbor "$THUMBOR_PROCESSES" "$THUMBOR_THREADS"
+    cp "$WORK/thumbor-hit.paths" "$WORK/thumbor-revalidate.paths"
+    with_etags $THUMBOR "$WORK/thumbor-revalidate.paths"
+    point revalidate thumbor $THUMBOR 32 "$WORK/thumbor-revalidate.paths" "$1"
+    stop
+}
+
+# Twelve-megapixel phone photos at 16 connections: a worker per core and a short queue, so it fills.
+figure_phone() { ours phone 16 "$WORK/phone.paths" "$1" --workers "$CORES" --queue 4; theirs phone 16 "$WORK/thumbor-phone.paths" "$1"; }
+
 main() {
     setup
     images
-    rm -f "$RESULTS"/*.txt
+    [ -n "${FIGURES:-}" ] || rm -f "$RESULTS"/*.txt
     paths_ours miss 2k jpg rs:fit:512:512 q:80
     paths_ours grid 2k jpg pr:grid dpr:3
     paths_ours webp 2k webp rs:fit:512:512 q:80
@@ -164,8 +193,10 @@ main() {
     done
 
     # thumbor at its best on this machine: one process per core, or one process with a thread per core.
-    local best=0 processes threads rate
-    for setting in "$CORES 0" "1 $CORES"; do
+    local best=-1 processes threads rate
+    THUMBOR_BEST=${THUMBOR_SETTING:-}
+    for setting in $([ -n "$THUMBOR_BEST" ] || echo "$CORES,0 1,$CORES"); do
+        setting=${setting/,/ }
         read -r processes threads <<< "$setting"
         THUMBOR_PROCESSES=$processes THUMBOR_THREADS=$threads theirs "miss-p$processes" 2 "$WORK/thumbor-miss.paths" 0
         rate=$(awk '{split($2,a,"="); split($3,b,"="); printf "%d", a[2]/b[2]}' "$RESULTS/miss-p$processes.thumbor.0.txt")
@@ -186,38 +217,13 @@ CONF
     nginx -c "$WORK/nginx/nginx.conf" -p "$WORK/nginx" &
     local origin=$!
 
-    local run
+    local run figure
     for run in $(seq 1 "$RUNS"); do
-        # Interleaved: each figure measures both servers back to back.
-        ours miss 2 "$WORK/miss.paths" "$run"
-        theirs miss 2 "$WORK/thumbor-miss.paths" "$run"
-        ours grid 2 "$WORK/grid.paths" "$run"
-        theirs grid 2 "$WORK/thumbor-grid.paths" "$run"
-        ours webp 2 "$WORK/webp.paths" "$run"
-        theirs webp 2 "$WORK/thumbor-webp.paths" "$run"
-        ours remote 2 "$WORK/remote.paths" "$run" --allow-source "http://127.0.0.1:$ORIGIN/" --allow-private-sources
-        # Cache hits: the disk cache warmed with every thumbnail first.
-        rm -rf "$WORK/cache"
-        start_ours --cache "$WORK/cache"
-        while read -r path; do curl -s -o /dev/null "http://127.0.0.1:$OURS$path"; done < "$WORK/hit.paths"
-        cp "$WORK/hit.paths" "$WORK/revalidate.paths"
-        with_etags $OURS "$WORK/revalidate.paths"
-        point hit ours $OURS 32 "$WORK/hit.paths" "$run"
-        point revalidate ours $OURS 32 "$WORK/revalidate.paths" "$run"
-        stop
-        theirs hit 32 "$WORK/thumbor-hit.paths" "$run"
-        start_thumbor "$THUMBOR_PROCESSES" "$THUMBOR_THREADS"
-        cp "$WORK/thumbor-hit.paths" "$WORK/thumbor-revalidate.paths"
-        with_etags $THUMBOR "$WORK/thumbor-revalidate.paths"
-        point revalidate thumbor $THUMBOR 32 "$WORK/thumbor-revalidate.paths" "$run"
-        stop
-        # Twelve-megapixel phone photos at 16 connections: two workers and a short queue, so it fills.
-        ours phone 16 "$WORK/phone.paths" "$run" --workers "$CORES" --queue 4
-        theirs phone 16 "$WORK/thumbor-phone.paths" "$run"
+        for figure in ${FIGURES:-miss grid webp remote hit phone}; do "figure_$figure" "$run"; done
     done
     kill "$origin" 2>/dev/null || true
     wait "$origin" 2>/dev/null || true
-    "$ROOT/.build-bench/venv/bin/python" "$ROOT/Benchmarks/report.py" --serve "$RESULTS" || python3 "$ROOT/Benchmarks/report.py" --serve "$RESULTS"
+    [ -n "${FIGURES:-}" ] || python3 "$ROOT/Benchmarks/report.py" --serve "$RESULTS"
 }
 
 main "$@"

@@ -57,6 +57,16 @@ final class ServeTests: FolderTestCase {
         let revalidated = try await service.get(list, headers: ["Accept": "image/webp", "If-None-Match": etag])
         XCTAssertEqual(revalidated.status, 304)
         XCTAssertTrue(revalidated.body.isEmpty)
+        for tags in ["W/" + etag, "\"other\", " + etag, "*"] {
+            let weak = try await service.get(list, headers: ["Accept": "image/webp", "If-None-Match": tags])
+            XCTAssertEqual(weak.status, 304, tags)
+        }
+        let formatter = DateFormatter()
+        formatter.locale = Locale(identifier: "en_US_POSIX")
+        formatter.timeZone = TimeZone(identifier: "GMT")
+        formatter.dateFormat = "EEE, dd MMM yyyy HH:mm:ss 'GMT'"
+        let modified = try XCTUnwrap(try FileManager.default.attributesOfItem(atPath: input + "/sku-1/IMG_1.jpg")[.modificationDate] as? Date)
+        XCTAssertEqual(webp.header("Last-Modified"), formatter.string(from: modified))
         let again = try await service.get(list, headers: ["Accept": "image/webp"])
         XCTAssertEqual(again.body, webp.body)
         let metrics = String(decoding: try await service.get("/metrics").body, as: UTF8.self)

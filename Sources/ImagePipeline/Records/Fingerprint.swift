@@ -10,6 +10,19 @@ public enum Fingerprint {
     }
 
     public static func hex(_ data: Data) -> String {
-        SHA256.hash(data: data).prefix(16).map { String(format: "%02x", $0) }.joined()
+        hex(bytes: SHA256.hash(data: data).prefix(16))
+    }
+
+    private static let digits = Array("0123456789abcdef".utf8)
+
+    /// Lower-case hex, two digits a byte. The service computes one per request, so no `String(format:)`.
+    public static func hex(bytes: some Sequence<UInt8>) -> String {
+        var text: [UInt8] = []
+        text.reserveCapacity(bytes.underestimatedCount * 2)
+        for byte in bytes {
+            text.append(digits[Int(byte >> 4)])
+            text.append(digits[Int(byte & 0x0f)])
+        }
+        return String(decoding: text, as: UTF8.self)
     }
 }

@@ -4,7 +4,11 @@ import Foundation
 /// to the nanosecond. Reading every byte of 200 photos on each rerun would cost more than it saves.
 public enum SourceFingerprint {
     public static func of(_ path: String) -> String? {
-        guard let status = try? FileStatus.of(path).get() else { return nil }
-        return "\(status.size)-\(status.modifiedSeconds).\(String(format: "%09ld", status.modifiedNanoseconds))"
+        (try? FileStatus.of(path).get()).map(of)
+    }
+
+    static func of(_ status: FileStatus) -> String {
+        let nanoseconds = String(status.modifiedNanoseconds)
+        return "\(status.size)-\(status.modifiedSeconds)." + String(repeating: "0", count: max(0, 9 - nanoseconds.count)) + nanoseconds
     }
 }

@@ -15,15 +15,24 @@ public struct LocalSourceRoot: Sendable {
         path = real
     }
 
+    /// A file found under the root: its real path, a fingerprint of its content (size and
+    /// modification time, as `SourceFingerprint`) and when it changed, from one `stat`.
+    public struct File: Sendable {
+        public var path: String
+        public var fingerprint: String
+        public var modified: Date
+    }
+
     /// The file `source` names inside the root, or nil. `source` is the decoded URL from the request
     /// path, e.g. `local:///sku-1/IMG_1.jpg`.
-    public func resolve(_ source: String) -> String? {
+    public func resolve(_ source: String) -> File? {
         guard source.hasPrefix(Self.scheme) else { return nil }
         let relative = source.dropFirst(Self.scheme.count)
         guard relative.hasPrefix("/"), !relative.contains("\0"),
               !relative.split(separator: "/").contains(where: { $0 == ".." || $0 == "." }) else { return nil }
         guard let real = FileStatus.realPath(path + relative), real.hasPrefix(path + "/"),
-              (try? FileStatus.of(real).get())?.isRegularFile == true else { return nil }
-        return real
+              let status = try? FileStatus.of(real).get(), status.isRegularFile else { return nil }
+        let modified = Date(timeIntervalSince1970: Double(status.modifiedSeconds) + Double(status.modifiedNanoseconds) / 1e9)
+        return File(path: real, fingerprint: SourceFingerprint.of(status), modified: modified)
     }
 }

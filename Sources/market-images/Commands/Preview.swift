@@ -67,7 +67,7 @@ struct Preview: AsyncParsableCommand {
             sources: try LocalSourceRoot(products), remote: RemoteSources(prefixes: [], allowInternal: false, maxBytes: 1, timeout: .seconds(1)),
             processor: ImageProcessor(limits: limits),
             pool: ImageWorkPool(workers: ProcessInfo.processInfo.activeProcessorCount, queueLimit: 256),
-            cache: nil, metrics: metrics, logger: logger)
+            cache: nil, memory: nil, metrics: metrics, logger: logger)
         let responder = PreviewResponder(pages: try PreviewPages(catalogue: catalogue, maxBytes: photos.image.prepareOptions.maxBytes),
                                          photos: photos, thumbnails: thumbnails, logger: logger)
         let summary = "\(count(prepared.count, "product"))" + (failed > 0 ? ", \(count(failed, "photo")) failed" : "")

@@ -1,4 +1,3 @@
-import Crypto
 import Foundation
 import Hummingbird
 import ImagePipeline
@@ -67,12 +66,12 @@ struct PreviewResponder: HTTPResponder {
     /// The body with a content ETag and `no-cache`: the browser keeps it, and asks each time.
     private func answer(_ data: Data, type: String, request: Request) -> Response {
         var headers = HTTPFields()
-        let etag = "\"" + SHA256.hash(data: data).prefix(16).map { String(format: "%02x", $0) }.joined() + "\""
+        let etag = "\"" + Fingerprint.hex(data) + "\""
         headers[.eTag] = etag
         headers[.cacheControl] = "no-cache"
         headers[.contentSecurityPolicy] = Self.contentSecurityPolicy
         headers[.xContentTypeOptions] = "nosniff"
-        if request.headers[.ifNoneMatch]?.split(separator: ",").contains(where: { $0.trimmingCharacters(in: .whitespaces) == etag }) == true {
+        if ThumbnailResponder.matches(request.headers[.ifNoneMatch], etag: etag) {
             return Response(status: .notModified, headers: headers)
         }
         headers[.contentType] = type

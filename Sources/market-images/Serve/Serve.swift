@@ -61,6 +61,9 @@ struct Serve: AsyncParsableCommand {
     @Option(help: "Largest size of the disk cache in bytes.")
     var cacheSize = 1 << 30
 
+    @Option(help: "With --cache, bytes of the most recent outputs also kept in memory (0: none).")
+    var memoryCache = 64 << 20
+
     @Option(help: "Images processed at once (default: the number of cores).")
     var workers: Int?
 
@@ -96,7 +99,7 @@ struct Serve: AsyncParsableCommand {
         }
         _ = try BindAddress(bind)
         guard (1...256).contains(workers ?? 1), (0...100_000).contains(queue), (16...16_384).contains(maxOutputEdge),
-              (1...100).contains(quality), cacheSize > 0, grace >= 0, maxAge >= 0, maxSourceBytes > 0, (1...600).contains(downloadTimeout) else {
+              (1...100).contains(quality), cacheSize > 0, memoryCache >= 0, grace >= 0, maxAge >= 0, maxSourceBytes > 0, (1...600).contains(downloadTimeout) else {
             throw ValidationError("--workers 1–256, --queue 0–100000, --max-output-edge 16–16384, --quality 1–100, and positive sizes")
         }
         _ = try presetTable()
@@ -137,7 +140,8 @@ struct Serve: AsyncParsableCommand {
                                   timeout: .seconds(Int64(downloadTimeout))),
             processor: ImageProcessor(limits: limits),
             pool: ImageWorkPool(workers: workers ?? ProcessInfo.processInfo.activeProcessorCount, queueLimit: queue),
-            cache: try cache.map { try DiskCache(folder: $0, sizeLimit: cacheSize) }, metrics: metrics, logger: logger)
+            cache: try cache.map { try DiskCache(folder: $0, sizeLimit: cacheSize) },
+            memory: cache != nil && memoryCache > 0 ? MemoryCache(sizeLimit: memoryCache) : nil, metrics: metrics, logger: logger)
         try await address.serve(responder, grace: grace, logger: logger) { url in
             Terminal.standardError.write("listening on \(url)\n")
         }

@@ -18,6 +18,7 @@ struct ThumbnailResponder: HTTPResponder {
     let processor: ImageProcessor
     let pool: ImageWorkPool
     let cache: DiskCache?
+    let memory: MemoryCache?
     let flight = SingleFlight<EncodedImage>()
     let metrics: ServiceMetrics
     let logger: Logger
@@ -79,11 +80,16 @@ struct ThumbnailResponder: HTTPResponder {
         do { spec = try processor.spec(for: parsed.options, format: format) } catch { throw ServiceFailure(error) }
         let etag = processor.etag(source: parsed.source, fingerprint: fingerprint, options: parsed.options, format: format)
         var headers = headers(etag: etag, negotiated: negotiated, modified: modified)
-        if let match = request.headers[.ifNoneMatch], match.split(separator: ",").contains(where: { $0.trimmingCharacters(in: .whitespaces) == etag }) {
+        if Self.matches(request.headers[.ifNoneMatch], etag: etag) {
             return (Response(status: .notModified, headers: headers), "revalidated")
+        }
+        if let cached = memory?.load(key: etag) {
+            metrics.cache("hit")
+            return (image(cached.data, format: cached.format, headers: &headers, method: request.method), "hit")
         }
         if let cached = cache?.load(key: etag) {
             metrics.cache("hit")
+            memory?.store(cached, key: etag)
             return (image(cached.data, format: cached.format, headers: &headers, method: request.method), "hit")
         }
         metrics.cache("miss")
@@ -99,11 +105,10 @@ struct ThumbnailResponder: HTTPResponder {
             metrics.sourceBytes(data.count)
             return (.data(data), Fingerprint.hex(data), nil)
         }
-        guard let file = sources?.resolve(name), let fingerprint = SourceFingerprint.of(file) else {
+        guard let file = sources?.resolve(name) else {
             throw ServiceFailure(status: .notFound, error: "source-not-found", detail: "no such image under the served root")
         }
-        let modified = (try? FileManager.default.attributesOfItem(atPath: file)[.modificationDate]) as? Date
-        return (.file(file), fingerprint, modified)
+        return (.file(file.path), file.fingerprint, file.modified)
     }
 
     /// One rendering per output: concurrent requests for it wait for the same one, on the pool.
@@ -128,8 +133,10 @@ struct ThumbnailResponder: HTTPResponder {
     /// A full disk or a read-only cache folder is one warning; the image is served all the same.
     private func store(_ image: EncodedImage, etag: String) {
         guard let cache else { return }
+        let entry = DiskCache.Entry(format: image.format, width: image.width, height: image.height, data: image.data)
+        memory?.store(entry, key: etag)
         do {
-            try cache.store(DiskCache.Entry(format: image.format, width: image.width, height: image.height, data: image.data), key: etag)
+            try cache.store(entry, key: etag)
         } catch {
             if cacheWarning.firstTime() { logger.warning("the cache cannot be written (\(error)); serving without it") }
         }
@@ -159,21 +166,35 @@ struct ThumbnailResponder: HTTPResponder {
         return Response(status: .ok, headers: headers, body: ResponseBody(byteBuffer: ByteBuffer(string: text)))
     }
 
+    /// Whether an `If-None-Match` list names `etag`: weak comparison (RFC 9110 §13.1.2), so `W/"x"`
+    /// matches `"x"`, and `*` matches anything.
+    static func matches(_ ifNoneMatch: String?, etag: String) -> Bool {
+        guard let ifNoneMatch else { return false }
+        return ifNoneMatch.split(separator: ",").contains { item in
+            let tag = item.filter { $0 != " " && $0 != "\t" }
+            return tag == "*" || tag == etag || tag == "W/" + etag
+        }
+    }
+
     /// `/…/pr:list/…`: logs never carry a full signature.
     static func elidingSignature(_ path: String) -> String {
         guard path.count > 1, let slash = path.dropFirst().firstIndex(of: "/") else { return path }
         return "/…" + path[slash...]
     }
 
-    private static let dateFormatter: DateFormatter = {
-        let formatter = DateFormatter()
-        formatter.locale = Locale(identifier: "en_US_POSIX")
-        formatter.timeZone = TimeZone(identifier: "GMT")
-        formatter.dateFormat = "EEE, dd MMM yyyy HH:mm:ss 'GMT'"
-        return formatter
-    }()
+    private static let days = ["Sun", "Mon", "Tue", "Wed", "Thu", "Fri", "Sat"]
+    private static let months = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"]
 
-    static func httpDate(_ date: Date) -> String { dateFormatter.string(from: date) }
+    /// RFC 9110's date (`Sun, 06 Nov 1994 08:49:37 GMT`), by hand: `DateFormatter` was a visible share
+    /// of a revalidation's time.
+    static func httpDate(_ date: Date) -> String {
+        var seconds = time_t(date.timeIntervalSince1970.rounded(.down))
+        var parts = tm()
+        gmtime_r(&seconds, &parts)
+        func two(_ value: Int32) -> String { value < 10 ? "0\(value)" : "\(value)" }
+        return "\(days[Int(parts.tm_wday)]), \(two(parts.tm_mday)) \(months[Int(parts.tm_mon)]) \(parts.tm_year + 1900) "
+            + "\(two(parts.tm_hour)):\(two(parts.tm_min)):\(two(parts.tm_sec)) GMT"
+    }
 }
 
 /// Set once, for warnings that would otherwise repeat on every request.
