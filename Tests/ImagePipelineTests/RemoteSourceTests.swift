@@ -85,4 +85,74 @@ final class RemoteSourceTests: XCTestCase {
         let answer = try await allowed.get(path("http://127.1:\(port)/a.jpg"))
         XCTAssertEqual(answer.status, 200, "the same spelling works once internal addresses are allowed")
     }
+
+    /// An origin that never stops sending, and one that refuses connections: the first is cut off as
+    /// soon as the limit is passed (the origin measures how much it got to write), the second is a 502.
+    func testAnEndlessBodyIsCutOffAtTheLimitAndARefusedOriginIs502() async throws {
+        let endless = try EndlessOrigin()
+        let refused = try LoopbackClient.freePort()
+        let service = try start(["--allow-source", "http://127.0.0.1:\(endless.port)/", "--allow-source", "http://127.0.0.1:\(refused)/",
+                                 "--allow-private-sources", "--max-source-bytes", "1000000", "--download-timeout", "20"])
+        let started = Date()
+        let answer = try await service.get(path("http://127.0.0.1:\(endless.port)/forever.jpg"))
+        XCTAssertEqual(answer.status, 413)
+        XCTAssertLessThan(Date().timeIntervalSince(started), 5, "cut off at the limit, not at the timeout")
+        let written = endless.waitUntilCutOff(timeout: 10)
+        // Loopback socket buffers hold a few MB beyond what the service read.
+        XCTAssertLessThan(written, 1_000_000 + 8_000_000, "the download stopped early: the origin wrote \(written) bytes")
+        let refusedAt = Date()
+        let unreachable = try await service.get(path("http://127.0.0.1:\(refused)/a.jpg"))
+        XCTAssertEqual(unreachable.status, 502)
+        XCTAssertLessThan(Date().timeIntervalSince(refusedAt), 2, "a refused connection fails at once, not at the timeout")
+    }
+}
+
+/// A loopback origin that answers one request with an endless image body, and counts what it wrote
+/// until the client hung up.
+private final class EndlessOrigin: @unchecked Sendable {
+    let port: Int
+    private let listener: Int32
+    private let lock = NSLock()
+    private var written = 0
+    private var finished = false
+
+    init() throws {
+        port = try LoopbackClient.freePort()
+        listener = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        address.sin_port = in_port_t(UInt16(port).bigEndian)
+        let bound = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(listener, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+        }
+        guard bound == 0, listen(listener, 4) == 0 else { throw POSIXError(.EADDRINUSE) }
+        Thread.detachNewThread { self.serve() }
+    }
+
+    private func serve() {
+        let client = accept(listener, nil, nil)
+        guard client >= 0 else { return }
+        var request = [UInt8](repeating: 0, count: 4096)
+        _ = recv(client, &request, request.count, 0)
+        let head = Array("HTTP/1.1 200 OK\r\nContent-Type: image/jpeg\r\nConnection: close\r\n\r\n".utf8)
+        _ = send(client, head, head.count, Int32(MSG_NOSIGNAL))
+        let chunk = [UInt8](repeating: 0xff, count: 65_536)
+        while true {
+            let sent = send(client, chunk, chunk.count, Int32(MSG_NOSIGNAL))
+            if sent <= 0 { break }
+            lock.withLock { written += sent }
+        }
+        close(client)
+        lock.withLock { finished = true }
+    }
+
+    /// The bytes written once the client hung up (or after `timeout`).
+    func waitUntilCutOff(timeout: TimeInterval) -> Int {
+        let deadline = Date().addingTimeInterval(timeout)
+        while Date() < deadline, !lock.withLock({ finished }) { usleep(10_000) }
+        return lock.withLock { written }
+    }
+
+    deinit { close(listener) }
 }

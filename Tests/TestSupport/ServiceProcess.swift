@@ -51,6 +51,18 @@ public final class ServiceProcess: @unchecked Sendable {
         logText.split(separator: "\n").map(String.init).filter { $0.contains(text) }
     }
 
+    /// Resident and peak resident memory of the process in MB, from /proc (Linux).
+    public var memory: (resident: Int, peak: Int) {
+        let status = (try? String(contentsOfFile: "/proc/\(process.processIdentifier)/status", encoding: .utf8)) ?? ""
+        func field(_ name: String) -> Int {
+            let line = status.split(separator: "\n").first { $0.hasPrefix(name + ":") } ?? ""
+            return (Int(line.split(separator: " ").dropFirst().first ?? "0") ?? 0) / 1024
+        }
+        return (field("VmRSS"), field("VmHWM"))
+    }
+
+    public var isRunning: Bool { process.isRunning }
+
     /// SIGTERM, as a supervisor stops a service.
     public func terminate() {
         if process.isRunning { kill(process.processIdentifier, SIGTERM) }

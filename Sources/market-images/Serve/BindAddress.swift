@@ -25,12 +25,14 @@ struct BindAddress {
     }
 
     /// Runs `responder` until SIGTERM or SIGINT, then lets requests in flight finish for up to `grace`
-    /// seconds. `onListening` gets the URL once the port is bound.
-    func serve(_ responder: some HTTPResponder<BasicRequestContext>, grace: Int, logger: Logger,
+    /// seconds. A connection with no complete request for `idleTimeout` seconds is closed: that covers
+    /// a client that says nothing and one that sends its request a byte at a time (slowloris), since
+    /// partial requests do not count as activity. `onListening` gets the URL once the port is bound.
+    func serve(_ responder: some HTTPResponder<BasicRequestContext>, grace: Int, idleTimeout: Int = 30, logger: Logger,
                onListening: @escaping @Sendable (String) -> Void) async throws {
         let application = Application(
             responder: responder,
-            server: .http1(configuration: .init(idleTimeout: .seconds(30))),
+            server: .http1(configuration: .init(idleTimeout: .seconds(Int64(idleTimeout)))),
             configuration: .init(address: .hostname(host, port: port), serverName: "market-images"),
             onServerRunning: { [self] channel in onListening(url(port: channel.localAddress?.port)) },
             logger: logger

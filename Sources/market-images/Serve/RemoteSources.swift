@@ -29,6 +29,9 @@ struct RemoteSources: Sendable {
             var configuration = HTTPClient.Configuration(redirectConfiguration: .disallow)
             configuration.dnsOverride = [host: address]
             configuration.timeout = .init(connect: timeout, read: timeout)
+            // A client per download has no other connection to fall back on: retrying a refused
+            // connection until the timeout only held the request (and its worker) for nothing.
+            configuration.connectionPool.retryConnectionEstablishment = false
             let client = HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
             let result = await download(location, with: client)
             try? await client.shutdown()

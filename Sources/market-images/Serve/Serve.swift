@@ -88,6 +88,9 @@ struct Serve: AsyncParsableCommand {
     @Option(help: "Seconds that requests in flight get to finish after SIGTERM.")
     var grace = 10
 
+    @Option(help: "Seconds a connection may go without a complete request (idle, or sending one slowly) before it is closed.")
+    var idleTimeout = 15
+
     func validate() throws {
         guard FileManager.default.isDirectory(root) else { throw ValidationError("--root \(Terminal.display(root)) is not a folder") }
         // A prefix must end its host, or http://host.example.com would also allow http://host.example.com.evil.test.
@@ -99,8 +102,9 @@ struct Serve: AsyncParsableCommand {
         }
         _ = try BindAddress(bind)
         guard (1...256).contains(workers ?? 1), (0...100_000).contains(queue), (16...16_384).contains(maxOutputEdge),
-              (1...100).contains(quality), cacheSize > 0, memoryCache >= 0, grace >= 0, maxAge >= 0, maxSourceBytes > 0, (1...600).contains(downloadTimeout) else {
-            throw ValidationError("--workers 1–256, --queue 0–100000, --max-output-edge 16–16384, --quality 1–100, and positive sizes")
+              (1...100).contains(quality), cacheSize > 0, memoryCache >= 0, grace >= 0, (1...3600).contains(idleTimeout), maxAge >= 0, maxSourceBytes > 0, (1...600).contains(downloadTimeout) else {
+            throw ValidationError("--workers 1–256, --queue 0–100000, --max-output-edge 16–16384, --quality 1–100, "
+                + "--idle-timeout 1–3600 seconds, and positive sizes")
         }
         _ = try presetTable()
     }
@@ -142,7 +146,7 @@ struct Serve: AsyncParsableCommand {
             pool: ImageWorkPool(workers: workers ?? ProcessInfo.processInfo.activeProcessorCount, queueLimit: queue),
             cache: try cache.map { try DiskCache(folder: $0, sizeLimit: cacheSize) },
             memory: cache != nil && memoryCache > 0 ? MemoryCache(sizeLimit: memoryCache) : nil, metrics: metrics, logger: logger)
-        try await address.serve(responder, grace: grace, logger: logger) { url in
+        try await address.serve(responder, grace: grace, idleTimeout: idleTimeout, logger: logger) { url in
             Terminal.standardError.write("listening on \(url)\n")
         }
     }

@@ -1,0 +1,237 @@
+import Foundation
+import MarketUploader
+import TestSupport
+import XCTest
+@testable import ImagePipeline
+
+/// `serve` against what the internet sends it: garbage URLs, slow and vanishing clients, hostile
+/// files, a cache that fails, and SIGTERM while busy. Each case is bounded in time and count, on
+/// loopback, against the service started as a user starts it.
+final class ServiceUnderAttackTests: FolderTestCase {
+    private static let key = "61747461636b2d74657374", salt = "73616c74"
+    private let signer = try! ThumbnailURLSigner(hexKey: ServiceUnderAttackTests.key, hexSalt: ServiceUnderAttackTests.salt)
+
+    override func setUpWithError() throws {
+        try super.setUpWithError()
+        try copy("photos/jolla.jpg", to: "sku-1/IMG_1.jpg")
+        try copy("photos/DSCN0010.jpg", to: "sku-1/IMG_2.jpg")
+    }
+
+    private func start(_ arguments: [String] = [], unsigned: Bool = false) throws -> ServiceProcess {
+        let service = try ServiceProcess(["--root", input] + arguments + (unsigned ? ["--insecure-unsigned"] : []),
+                                         environment: unsigned ? ["MARKET_IMAGES_KEY": ""] : ["MARKET_IMAGES_KEY": Self.key, "MARKET_IMAGES_SALT": Self.salt])
+        XCTAssertTrue(service.isListening, service.logText)
+        addTeardownBlock {
+            service.terminate()
+            service.waitForExit()
+        }
+        return service
+    }
+
+    private func path(_ source: String, _ options: [String], format: String? = nil) -> String {
+        signer.signedPath(options: options, source: "local:///" + source, format: format)
+    }
+
+    /// One request on its own connection, as raw bytes: the status, or nil when the server hung up
+    /// without answering (what an HTTP parser does with a request line it cannot read).
+    private func rawStatus(_ target: String, port: Int) throws -> Int? {
+        let connection = try RawConnection(port: port)
+        connection.send("GET \(target) HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n")
+        guard let head = connection.receive(limit: 64, timeout: 10), head.count >= 12 else { return nil }
+        return Int(String(decoding: head[9..<12], as: UTF8.self))
+    }
+
+    /// 2,000 seeded garbage paths reach the parser (no key, so every signature passes) and another
+    /// 300 carry signatures of every wrong length: each answer is a 4xx, nothing crashes, memory stays
+    /// flat, and a good request is still served.
+    func testGarbageURLsGetOnlyClientErrors() async throws {
+        let service = try start(unsigned: true)
+        let port = try XCTUnwrap(service.base.port)
+        _ = try rawStatus("/insecure/w:100/plain/local:///sku-1/IMG_1.jpg", port: port)
+        let before = service.memory.resident
+        var statuses: [Int: Int] = [:], unanswered = 0
+        for garbage in MalformedPaths.generate(count: 2000, seed: 0x5EED) {
+            // Bytes a request line cannot carry are percent-encoded; `%` itself is left alone.
+            let target = "/insecure" + garbage.utf8.map { byte in
+                (0x21...0x7e).contains(byte) && byte != UInt8(ascii: "#") && byte != UInt8(ascii: "?") ? String(UnicodeScalar(byte)) : String(format: "%%%02X", byte)
+            }.joined()
+            if let status = try rawStatus(target, port: port) { statuses[status, default: 0] += 1 } else { unanswered += 1 }
+        }
+        XCTAssertTrue(statuses.keys.allSatisfy { (400..<500).contains($0) || $0 == 200 }, "only 4xx (and a few valid paths): \(statuses)")
+        XCTAssertGreaterThan(statuses.filter { (400..<500).contains($0.key) }.values.reduce(0, +), 1500, "\(statuses), \(unanswered) unanswered")
+        XCTAssertTrue(service.isRunning)
+        XCTAssertLessThan(service.memory.resident - before, 40, "memory stays flat: \(before) → \(service.memory.resident) MB")
+
+        let keyed = try start()
+        let good = path("sku-1/IMG_1.jpg", ["w:100"])
+        let rest = good.dropFirst().drop { $0 != "/" }
+        for length in 0..<300 {
+            let signature = String(repeating: "A", count: length % 100) + (length >= 100 ? "=" : "") + (length >= 200 ? "%00" : "")
+            let status = try rawStatus("/" + signature + rest, port: try XCTUnwrap(keyed.base.port))
+            XCTAssertTrue(status == nil || status == 403 || status == 404, "signature of length \(length): \(String(describing: status))")
+        }
+        let served = try await keyed.get(good)
+        XCTAssertEqual(served.status, 200, "and everyone else is still served")
+    }
+
+    /// 200 clients sending their request a byte every 200 ms hold connections, not the service:
+    /// others are answered as fast as before, and the slow ones, like a connection that says nothing,
+    /// are closed at --idle-timeout.
+    func testSlowClientsDoNotSlowOthersAndAreCutOff() async throws {
+        let service = try start(["--idle-timeout", "3"])
+        let port = try XCTUnwrap(service.base.port)
+        let good = path("sku-1/IMG_1.jpg", ["w:100"])
+        _ = try await service.get(good)
+        func latency() async throws -> Double {
+            let started = Date()
+            let answer = try await service.get(good, timeout: 10)
+            XCTAssertEqual(answer.status, 200)
+            return Date().timeIntervalSince(started)
+        }
+        var quiet: [Double] = []
+        for _ in 0..<10 { quiet.append(try await latency()) }
+
+        let slow = try (0..<200).map { _ in try RawConnection(port: port) }
+        let request = "GET \(good) HTTP/1.1\r\nHost: 127.0.0.1\r\n"
+        let sender = Task.detached {
+            for character in request.prefix(40) {
+                for connection in slow { connection.send(String(character)) }
+                try await Task.sleep(nanoseconds: 200_000_000)
+            }
+        }
+        try await Task.sleep(nanoseconds: 500_000_000)
+        var busy: [Double] = []
+        for _ in 0..<10 { busy.append(try await latency()) }
+        XCTAssertLessThan(busy.max()!, max(quiet.max()! * 5, 0.5), "others are served in their normal time: quiet \(quiet), busy \(busy)")
+        let closed = slow.filter { $0.isClosed(within: 5) }.count
+        sender.cancel()
+        XCTAssertEqual(closed, 200, "every slow sender is cut off at the idle timeout")
+
+        let silent = try RawConnection(port: port)
+        XCTAssertTrue(silent.isClosed(within: 4), "an idle connection is closed")
+    }
+
+    /// Clients that hang up mid-answer: the service notices nothing worse than a closed socket.
+    func testClientsThatDisconnectMidResponseHarmNoOne() async throws {
+        let service = try start()
+        let port = try XCTUnwrap(service.base.port)
+        for index in 0..<8 {
+            let connection = try RawConnection(port: port)
+            connection.send("GET \(path("sku-1/IMG_1.jpg", ["rs:fit:\(2000 + index):\(2000 + index)", "q:95"], format: "png")) HTTP/1.1\r\nHost: x\r\n\r\n")
+            _ = connection.receive(limit: 512, timeout: 10)
+        }
+        let answer = try await service.get(path("sku-1/IMG_2.jpg", ["w:100"]))
+        XCTAssertEqual(answer.status, 200)
+        XCTAssertTrue(service.isRunning)
+    }
+
+    /// The corpus's hostile files as sources: each answered with the status of its error, fast, and
+    /// memory bounded.
+    func testHostileFilesAreRefusedFastWithTheirStatus() async throws {
+        let hostile = ["hostile/giant-image.jpg": 413, "hostile/65536-uint32-limit.png": 413, "hostile/corrupt-header.jpg": 422,
+                       "hostile/corrupted.jpg": 422, "hostile/empty.jpg": 422, "hostile/not-an-image.jpg": 415,
+                       "crafted/png-bomb-20000.png": 413, "crafted/zero-size.png": 422, "crafted/exif-loop.jpg": 200]
+        for fixture in hostile.keys { try copy(fixture, to: "bad/" + (fixture as NSString).lastPathComponent) }
+        let service = try start()
+        for (fixture, expected) in hostile.sorted(by: { $0.key < $1.key }) {
+            let started = Date()
+            let answer = try await service.get(path("bad/" + (fixture as NSString).lastPathComponent, ["w:200"], format: "jpg"))
+            XCTAssertEqual(answer.status, expected, "\(fixture): \(String(decoding: answer.body.prefix(200), as: UTF8.self))")
+            XCTAssertLessThan(Date().timeIntervalSince(started), 10, fixture)
+        }
+        XCTAssertLessThan(service.memory.peak, 400, "peak memory")
+        let answer = try await service.get(path("sku-1/IMG_1.jpg", ["w:100"]))
+        XCTAssertEqual(answer.status, 200)
+    }
+
+    /// A cache that cannot be written, read-only or full: every image is still served, with one warning.
+    func testAReadOnlyCacheIsOneWarningAndNoErrors() async throws {
+        try await serveEverythingWithOneWarning(cache: try mountedFolder(size: "1m", readOnly: true))
+    }
+
+    func testAFullCacheIsOneWarningAndNoErrors() async throws {
+        try await serveEverythingWithOneWarning(cache: try mountedFolder(size: "16k"))
+    }
+
+    private func serveEverythingWithOneWarning(cache: String) async throws {
+        let service = try start(["--cache", cache])
+        for width in 100..<108 {
+            let answer = try await service.get(path("sku-1/IMG_1.jpg", ["w:\(width)"]))
+            XCTAssertEqual(answer.status, 200)
+            XCTAssertEqual(try ImageHeader.read(.data(answer.body)).width, width)
+        }
+        XCTAssertEqual(service.logLines(containing: "the cache cannot be written").count, 1, service.logText)
+        service.terminate()
+        XCTAssertEqual(service.waitForExit(), 0)
+    }
+
+    /// A cache file truncated or overwritten with junk is detected and made again; a restarted
+    /// service finds its cache.
+    func testADamagedCacheFileIsRegeneratedAndARestartKeepsTheCache() async throws {
+        let cache = root + "/cache"
+        var service = try start(["--cache", cache])
+        let request = path("sku-1/IMG_1.jpg", ["w:300"])
+        let original = try await service.get(request)
+        service.terminate()
+        XCTAssertEqual(service.waitForExit(), 0)
+
+        service = try start(["--cache", cache])
+        _ = try await service.get(request)
+        XCTAssertEqual(service.logLines(containing: "cache=hit").count, 1, "the restarted service found its cache")
+        service.terminate()
+        service.waitForExit()
+
+        let files = (FileManager.default.subpaths(atPath: cache) ?? []).map { cache + "/" + $0 }.filter { (try? FileManager.default.attributesOfItem(atPath: $0)[.type] as? FileAttributeType) == .typeRegular }
+        XCTAssertEqual(files.count, 1)
+        for damage in [{ (data: Data) in data.prefix(data.count / 2) }, { _ in Data("junk".utf8) }] {
+            try damage(try Data(contentsOf: URL(fileURLWithPath: files[0]))).write(to: URL(fileURLWithPath: files[0]))
+            service = try start(["--cache", cache])
+            let again = try await service.get(request)
+            XCTAssertEqual(again.body, original.body, "regenerated, not served damaged")
+            XCTAssertEqual(service.logLines(containing: "cache=miss").count, 1)
+            service.terminate()
+            service.waitForExit()
+        }
+    }
+
+    /// Two services on one cache folder, under load together: every answer is a whole image, the
+    /// same from either.
+    func testTwoServicesSharingACacheNeverServeATornFile() async throws {
+        let cache = root + "/cache"
+        let services = [try start(["--cache", cache]), try start(["--cache", cache])]
+        let requests = (0..<12).map { path("sku-1/IMG_\($0 % 2 + 1).jpg", ["w:\(150 + $0)"]) }
+        let answers = try await withThrowingTaskGroup(of: (String, Data).self) { group in
+            for round in 0..<8 {
+                for (index, request) in requests.enumerated() {
+                    let service = services[(index + round) % 2]
+                    group.addTask { (request, try await service.get(request).body) }
+                }
+            }
+            return try await group.reduce(into: [String: Set<Data>]()) { $0[$1.0, default: []].insert($1.1) }
+        }
+        for (request, bodies) in answers {
+            XCTAssertEqual(bodies.count, 1, "one image per URL from both services: \(request)")
+            XCTAssertNoThrow(try ImageHeader.read(.data(bodies.first!)), request)
+        }
+    }
+
+    /// SIGTERM with 16 requests in flight: each completes or is refused cleanly, and the service exits 0
+    /// within its grace time.
+    func testSIGTERMUnderLoadLosesNoRequest() async throws {
+        try copy("photos/iphone_13_pro_max.HEIC", to: "sku-1/IMG_3.HEIC")
+        let service = try start(["--grace", "20", "--workers", "2", "--queue", "64"])
+        let requests = (0..<16).map { path($0 % 2 == 0 ? "sku-1/IMG_3.HEIC" : "sku-1/IMG_1.jpg", ["rs:fit:\(900 + $0):\(900 + $0)"]) }
+        let outcomes = await withTaskGroup(of: Int.self) { group in
+            for request in requests {
+                group.addTask { (try? await service.get(request, timeout: 60).status) ?? -1 }
+            }
+            try? await Task.sleep(nanoseconds: 300_000_000)
+            service.terminate()
+            return await group.reduce(into: []) { $0.append($1) }
+        }
+        let started = Date()
+        XCTAssertEqual(service.waitForExit(timeLimit: 25), 0)
+        XCTAssertLessThan(Date().timeIntervalSince(started), 21)
+        XCTAssertTrue(outcomes.allSatisfy { $0 == 200 }, "every request in flight completed: \(outcomes)")
+    }
+}
