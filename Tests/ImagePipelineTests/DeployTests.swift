@@ -51,6 +51,7 @@ final class DeployTests: FolderTestCase {
         addTeardownBlock {
             service.terminate()
             service.waitForExit()
+            service.audit(secrets: [Self.key, Self.salt])
         }
         XCTAssertTrue(service.isListening, service.logText)
         let nginx = try startNginx(upstream: try XCTUnwrap(service.base.port))

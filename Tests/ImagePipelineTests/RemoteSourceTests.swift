@@ -44,6 +44,7 @@ final class RemoteSourceTests: XCTestCase {
         addTeardownBlock {
             service.terminate()
             service.waitForExit()
+            service.audit(secrets: [])
         }
         return service
     }

@@ -17,6 +17,7 @@ final class ServeTests: FolderTestCase {
         addTeardownBlock {
             service.terminate()
             service.waitForExit()
+            service.audit(secrets: [Self.key, Self.salt])
         }
         return service
     }

@@ -24,6 +24,7 @@ final class ServiceUnderAttackTests: FolderTestCase {
         addTeardownBlock {
             service.terminate()
             service.waitForExit()
+            service.audit(secrets: [Self.key, Self.salt])
         }
         return service
     }

@@ -1,4 +1,5 @@
 import Foundation
+import XCTest
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
@@ -11,6 +12,9 @@ public final class ServiceProcess: @unchecked Sendable {
     private let process = Process()
     private let lock = NSLock()
     private var log = Data()
+    /// Every image answered and every signature sent, for `audit`.
+    private var images: [Data] = []
+    private var signatures: Set<String> = []
     public private(set) var base = URL(string: "http://127.0.0.1")!
 
     /// Starts the service and waits until it says where it listens (or it exits: then `base` is
@@ -43,7 +47,35 @@ public final class ServiceProcess: @unchecked Sendable {
     public var logText: String { lock.withLock { String(decoding: log, as: UTF8.self) } }
 
     public func get(_ path: String, headers: [String: String] = [:], timeout: TimeInterval = 30) async throws -> Answer {
-        try await LoopbackClient(base: base).get(path, headers: headers, timeout: timeout)
+        let answer = try await LoopbackClient(base: base).get(path, headers: headers, timeout: timeout)
+        let signature = String(path.dropFirst().prefix { $0 != "/" })
+        lock.withLock {
+            if answer.header("Content-Type")?.hasPrefix("image/") == true { images.append(answer.body) }
+            if signature.count >= 40 { signatures.insert(signature) }
+        }
+        return answer
+    }
+
+    /// What must hold for every service a test started, checked when it is stopped: no image it
+    /// answered carries metadata (read back with ExifTool), and its log holds none of `secrets` (the
+    /// key, the salt) nor any full signature a client sent.
+    public func audit(secrets: [String], file: StaticString = #filePath, line: UInt = #line) {
+        let (images, signatures) = lock.withLock { (self.images, self.signatures) }
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("audit-\(UUID().uuidString)").path
+        try? FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let paths = images.enumerated().map { folder + "/\($0.offset)" }
+        for (path, image) in zip(paths, images) { FileManager.default.createFile(atPath: path, contents: image) }
+        do {
+            for (path, tags) in try Exiftool.metadata(in: paths) where !tags.isEmpty {
+                XCTFail("a response carried metadata: \(tags) in \(path)", file: file, line: line)
+            }
+        } catch {
+            XCTFail("\(error)", file: file, line: line)
+        }
+        let log = logText
+        for secret in secrets where !secret.isEmpty && log.contains(secret) { XCTFail("the key or salt is in the log", file: file, line: line) }
+        for signature in signatures where log.contains(signature) { XCTFail("a full signature is in the log", file: file, line: line) }
     }
 
     /// The lines of the log (warnings and access log) that contain `text`.
