@@ -158,7 +158,10 @@ market-images stops at `--max-quality 92`, so on photos that fit easily ImageMag
 
 Encodes per photo: mean {statistics.mean(encodes):.2f}, max {max(encodes)}.
 """
-(root / "BENCHMARKS.md").write_text(report)
+# The serve section comes from Benchmarks/serve.sh; a prepare run keeps it as it was.
+previous = (root / "BENCHMARKS.md").read_text() if (root / "BENCHMARKS.md").exists() else ""
+serve_start = previous.find("<!-- serve: written by Benchmarks/serve_report.py -->")
+(root / "BENCHMARKS.md").write_text(report + ("\n" + previous[serve_start:] if serve_start >= 0 else ""))
 
 figure, axes = plt.subplots(1, 2, figsize=(11, 4))
 for axis, (title, rows) in zip(axes, [("prepare, 60 photos", prepare60), ("thumbs (4 sizes), 60 photos", thumbs60)]):

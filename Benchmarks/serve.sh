@@ -32,6 +32,7 @@ setup() {
         $sudo env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${missing[@]}" >/dev/null
     fi
     [ -x "$VENV/bin/thumbor" ] || { python3 -m venv "$VENV" && "$VENV/bin/pip" install -q "thumbor>=7,<8" pillow-heif; }
+    "$VENV/bin/python" -c "import matplotlib" 2>/dev/null || "$VENV/bin/pip" install -q matplotlib
     "$ROOT/scripts/setup"
     (cd "$ROOT" && swift build -c release --product market-images >/dev/null)
     mkdir -p "$RESULTS"
@@ -223,7 +224,7 @@ CONF
     done
     kill "$origin" 2>/dev/null || true
     wait "$origin" 2>/dev/null || true
-    [ -n "${FIGURES:-}" ] || python3 "$ROOT/Benchmarks/report.py" --serve "$RESULTS"
+    [ -n "${FIGURES:-}" ] || "$VENV/bin/python" "$ROOT/Benchmarks/serve_report.py" "$RESULTS" "$ROOT"
 }
 
 main "$@"

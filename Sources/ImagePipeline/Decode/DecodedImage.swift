@@ -50,7 +50,12 @@ public struct DecodedImage: Sendable {
         let decoded: VipsImageHandle
         switch source {
         case .file(let path):
-            decoded = try decode { header.isCMYK ? mi_load(path, $0) : mi_thumbnail(path, $0, width, height, exportProfile) }
+            let shrink = Int32(draftShrink(header, box: (Int(width), Int(height))))
+            decoded = try decode { out in
+                header.isCMYK ? mi_load(path, out)
+                    : shrink > 1 ? mi_thumbnail_draft(path, out, width, height, exportProfile, shrink)
+                    : mi_thumbnail(path, out, width, height, exportProfile)
+            }
         case .data(let data):
             decoded = try ImageSource.pinning(data) { bytes throws(ImagePipelineError) in
                 try decode { out in
@@ -63,6 +68,19 @@ public struct DecodedImage: Sendable {
         mi_remove_blob_fields(decoded.pointer)
         VipsErrorLog.drain()
         return DecodedImage(image: decoded, source: header)
+    }
+
+    /// The largest JPEG DCT scale (8, 4 or 2; 1 for none or another format) whose decode is still at
+    /// least the size that fitting into `box` gives, so the resize after it only ever shrinks. libjpeg
+    /// rounds each scaled side up.
+    static func draftShrink(_ header: ImageHeader, box: (width: Int, height: Int)) -> Int {
+        guard header.format == "JPEG", !header.isCMYK, header.uprightWidth > 0, header.uprightHeight > 0 else { return 1 }
+        let scale = min(Double(box.width) / Double(header.uprightWidth), Double(box.height) / Double(header.uprightHeight))
+        guard scale < 0.5 else { return 1 }
+        let needed = (Double(header.uprightWidth) * scale).rounded(.up), neededHeight = (Double(header.uprightHeight) * scale).rounded(.up)
+        return [8, 4, 2].first { shrink in
+            Double((header.uprightWidth + shrink - 1) / shrink) >= needed && Double((header.uprightHeight + shrink - 1) / shrink) >= neededHeight
+        } ?? 1
     }
 
     /// A box side that does not constrain: libvips' own coordinate limit.
