@@ -114,10 +114,16 @@ start_thumbor() {
     wait_port $THUMBOR healthcheck
 }
 
+# Stops the server and its children, and waits until its port is free for the next one.
 stop() {
     pkill -TERM -P "$SERVER" 2>/dev/null || true
     kill -TERM "$SERVER" 2>/dev/null || true
     wait "$SERVER" 2>/dev/null || true
+    local i
+    for i in $(seq 1 100); do
+        curl -s -o /dev/null "http://127.0.0.1:$OURS/" || curl -s -o /dev/null "http://127.0.0.1:$THUMBOR/" || return 0
+        sleep 0.1
+    done
 }
 
 # point NAME SERVER PORT CONCURRENCY PATHS: one wrk run; its RESULT line and the server's peak RSS.

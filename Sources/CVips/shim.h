@@ -101,6 +101,20 @@ static inline int mi_thumbnail_draft(const char *filename, VipsImage **out, int 
     return result;
 }
 
+/// `mi_thumbnail_draft` from bytes in memory (a downloaded source).
+static inline int mi_thumbnail_draft_buffer(const void *buf, size_t len, VipsImage **out, int width, int height,
+                                            const char *export_profile, int shrink) {
+    VipsImage *loaded;
+    if (vips_jpegload_buffer((void *)buf, len, &loaded, "shrink", shrink, "fail_on", VIPS_FAIL_ON_ERROR, NULL))
+        return -1;
+    int result = export_profile
+        ? vips_thumbnail_image(loaded, out, width, "height", height, "size", VIPS_SIZE_DOWN,
+                               "export_profile", export_profile, NULL)
+        : vips_thumbnail_image(loaded, out, width, "height", height, "size", VIPS_SIZE_DOWN, NULL);
+    g_object_unref(loaded);
+    return result;
+}
+
 /// The same from bytes in memory. Only the file variant forwards `fail_on` in 8.14; the buffer variant
 /// takes it through the loader's option string, or a truncated image would decode as grey.
 static inline int mi_thumbnail_buffer(const void *buf, size_t len, VipsImage **out, int width, int height,

@@ -48,9 +48,9 @@ public struct DecodedImage: Sendable {
             return try (header.isCMYK ? loaded.fromCMYK(into: (width, height)) : loaded.normalisedTo8BitDisplay()).materialized()
         }
         let decoded: VipsImageHandle
+        let shrink = Int32(draftShrink(header, box: (Int(width), Int(height))))
         switch source {
         case .file(let path):
-            let shrink = Int32(draftShrink(header, box: (Int(width), Int(height))))
             decoded = try decode { out in
                 header.isCMYK ? mi_load(path, out)
                     : shrink > 1 ? mi_thumbnail_draft(path, out, width, height, exportProfile, shrink)
@@ -60,6 +60,7 @@ public struct DecodedImage: Sendable {
             decoded = try ImageSource.pinning(data) { bytes throws(ImagePipelineError) in
                 try decode { out in
                     header.isCMYK ? mi_load_buffer(bytes.baseAddress, bytes.count, out)
+                        : shrink > 1 ? mi_thumbnail_draft_buffer(bytes.baseAddress, bytes.count, out, width, height, exportProfile, shrink)
                         : mi_thumbnail_buffer(bytes.baseAddress, bytes.count, out, width, height, exportProfile)
                 }
             }
