@@ -37,7 +37,7 @@ with tempfile.TemporaryDirectory() as work:
         vips("copy", source, work / "full.v")
         vips("resize", work / "full.v", work / "reference.png", scale, "--kernel", "lanczos3")
         vips("thumbnail", source, work / "before.png", BOX, "--height", BOX)
-        shrink = next(s for s in (8, 4, 2, 1) if -(-width // s) >= target[0] and -(-height // s) >= target[1])
+        shrink = next(s for s in (8, 4, 2, 1) if width // s >= target[0] and height // s >= target[1])
         vips("jpegload", source, work / "draft.v", "--shrink", shrink)
         vips("thumbnail_image", work / "draft.v", work / "now.png", BOX, "--height", BOX)
         with Image.open(source) as image:
@@ -47,7 +47,7 @@ with tempfile.TemporaryDirectory() as work:
         for label, name in zip(scores, ["before.png", "now.png", "pillow.png"]):
             candidate = load(work / name)
             if candidate.shape != reference.shape:
-                candidate = numpy.asarray(Image.fromarray(candidate.astype(numpy.uint8)).resize(reference.shape[1::-1], Image.LANCZOS), dtype=numpy.float64)
+                sys.exit(f"{source.name}: {name} is {candidate.shape[1]}×{candidate.shape[0]}, the reference {reference.shape[1]}×{reference.shape[0]}")
             scores[label].append(structural_similarity(reference, candidate, channel_axis=2, data_range=255))
 
 print(f"| decode and resize into {BOX} px | mean SSIM | min | images |")

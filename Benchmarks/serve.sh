@@ -156,6 +156,8 @@ theirs() {
 figure_miss() { ours miss 2 "$WORK/miss.paths" "$1"; theirs miss 2 "$WORK/thumbor-miss.paths" "$1"; }
 figure_grid() { ours grid 2 "$WORK/grid.paths" "$1"; theirs grid 2 "$WORK/thumbor-grid.paths" "$1"; }
 figure_webp() { ours webp 2 "$WORK/webp.paths" "$1"; theirs webp 2 "$WORK/thumbor-webp.paths" "$1"; }
+# The same misses with --fast-decode (JPEGs decoded straight to the output's scale, as thumbor does).
+figure_fast() { ours miss-fast 2 "$WORK/miss.paths" "$1" --fast-decode; ours webp-fast 2 "$WORK/webp.paths" "$1" --fast-decode; }
 figure_remote() { ours remote 2 "$WORK/remote.paths" "$1" --allow-source "http://127.0.0.1:$ORIGIN/" --allow-private-sources; }
 
 # Cache hits (the disk cache warmed with every thumbnail first) and revalidation with If-None-Match.
@@ -226,7 +228,7 @@ CONF
 
     local run figure
     for run in $(seq 1 "$RUNS"); do
-        for figure in ${FIGURES:-miss grid webp remote hit phone}; do "figure_$figure" "$run"; done
+        for figure in ${FIGURES:-miss grid webp fast remote hit phone}; do "figure_$figure" "$run"; done
     done
     kill "$origin" 2>/dev/null || true
     wait "$origin" 2>/dev/null || true

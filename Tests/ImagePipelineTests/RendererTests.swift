@@ -39,6 +39,34 @@ final class RendererTests: XCTestCase {
         }
     }
 
+    /// The draft decode (`serve --fast-decode`) keeps what the normal one promises: the same output
+    /// size for every shape, resizing type and EXIF orientation, the same picture (3×3 colour grid
+    /// within a few levels), and a truncated JPEG reported as damaged, not decoded as grey.
+    func testTheDraftDecodeKeepsSizesOrientationAndDamage() throws {
+        let folder = try temporaryFolder(self)
+        let wide = folder + "/wide.jpg"
+        // 2048×878: a quarter scale is 512×219, one row short of a 512 px fit; the draft must not use it.
+        try ImageEncoder.encode(try DecodedImage.decode(file: photo, maxPixels: .max) { _ in (640, 480) }
+            .fitting(box: (2048, 878), crop: VIPS_INTERESTING_CENTRE, enlarge: true), as: .jpeg, quality: 90)
+            .write(to: URL(fileURLWithPath: wide))
+        let specs = [RenderSpec(width: 512, height: 512, resizing: .fit), RenderSpec(width: 160, height: 160, resizing: .fill),
+                     RenderSpec(width: 100, height: 0, resizing: .fit), RenderSpec(width: 75, height: 40, resizing: .force)]
+        for path in [photo, wide] + Fixture.orientations {
+            for spec in specs {
+                let normal = try ImageRenderer(spec: spec).render(.file(path), maxPixels: .max)
+                let draft = try ImageRenderer(spec: spec).render(.file(path), maxPixels: .max, draft: true)
+                XCTAssertEqual([draft.width, draft.height], [normal.width, normal.height], "\(path) \(spec.resizing)")
+                let difference = largestDifference(try readBack(normal.data, in: folder).image.grid(), try readBack(draft.data, in: folder).image.grid())
+                XCTAssertLessThan(difference, 8, "\(path) \(spec.resizing): the same picture, upright")
+            }
+        }
+        let jolla = try Data(contentsOf: URL(fileURLWithPath: Fixture.path("photos/jolla.jpg")))
+        try jolla.prefix(jolla.count / 2).write(to: URL(fileURLWithPath: folder + "/truncated.jpg"))
+        XCTAssertThrowsError(try ImageRenderer(spec: specs[0]).render(.file(folder + "/truncated.jpg"), maxPixels: .max, draft: true)) { error in
+            guard case ImagePipelineError.damaged = error else { return XCTFail("\(error)") }
+        }
+    }
+
     /// A fill cut at the west edge shows the photo's left side; at the east, its right side.
     func testGravityPicksTheEdgeThatIsKept() throws {
         let (_, west) = try render(RenderSpec(width: 100, height: 100, resizing: .fill, gravity: .west))

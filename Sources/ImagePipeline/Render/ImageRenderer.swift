@@ -12,8 +12,8 @@ public struct ImageRenderer: Sendable {
     }
 
     /// Decodes the source at the size this spec needs, then renders it.
-    public func render(_ source: ImageSource, maxPixels: Int) throws(ImagePipelineError) -> EncodedImage {
-        let decoded = try DecodedImage.decode(source, maxPixels: maxPixels) { header in
+    public func render(_ source: ImageSource, maxPixels: Int, draft: Bool = false) throws(ImagePipelineError) -> EncodedImage {
+        let decoded = try DecodedImage.decode(source, maxPixels: maxPixels, draft: draft) { header in
             spec.decodeBox(uprightWidth: header.uprightWidth, uprightHeight: header.uprightHeight)
         }
         return try render(decoded)

@@ -11,6 +11,8 @@ public struct ImageProcessor: Sendable {
         public var maxOutputEdge = 4096
         /// Sources with more pixels are refused from their header (`--max-pixels`).
         public var maxPixels = PrepareOptions().maxPixels
+        /// JPEGs decoded straight to the output's scale (`--fast-decode`; see `DecodedImage.decode`).
+        public var draftDecode = false
 
         public init() {}
     }

@@ -113,12 +113,12 @@ struct ThumbnailResponder: HTTPResponder {
 
     /// One rendering per output: concurrent requests for it wait for the same one, on the pool.
     private func render(_ spec: RenderSpec, source: ImageSource, etag: String) async throws(ServiceFailure) -> EncodedImage {
-        let maxPixels = processor.limits.maxPixels
+        let (maxPixels, draft) = (processor.limits.maxPixels, processor.limits.draftDecode)
         do {
             return try await flight.run(etag) { [pool, metrics] in
                 let started = ContinuousClock.now
                 let output = try await pool.run { () throws(ImagePipelineError) in
-                    try ImageRenderer(spec: spec).render(source, maxPixels: maxPixels)
+                    try ImageRenderer(spec: spec).render(source, maxPixels: maxPixels, draft: draft)
                 }
                 metrics.processed(ContinuousClock.now - started)
                 return output
