@@ -107,15 +107,15 @@ def plot():
     except ImportError:
         return
     names = [name for name, *_ in FIGURES if summary(name, "ours")]
-    ours = [summary(n, "ours")["rate"] for n in names]
-    theirs = [(summary(n, "thumbor") or {"rate": 0})["rate"] for n in names]
+    ours = [summary(n, "ours")["answered"] for n in names]
+    theirs = [(summary(n.removesuffix("-fast"), "thumbor") or {"answered": 0})["answered"] for n in names]
     figure, axis = plt.subplots(figsize=(8, 4))
     x = range(len(names))
     axis.bar([i - 0.2 for i in x], ours, 0.4, label="market-images serve")
     axis.bar([i + 0.2 for i in x], theirs, 0.4, label="thumbor")
     axis.set_yscale("log")
     axis.set_xticks(list(x), names)
-    axis.set_ylabel("requests/s (log scale)")
+    axis.set_ylabel("images answered per second (log scale)")
     axis.set_title("Thumbnail service, same machine, same run")
     axis.legend()
     figure.tight_layout()
