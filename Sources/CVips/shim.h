@@ -84,37 +84,6 @@ static inline int mi_thumbnail(const char *filename, VipsImage **out, int width,
                           "fail_on", VIPS_FAIL_ON_ERROR, NULL);
 }
 
-/// A JPEG decoded with libjpeg's DCT scaling by `shrink` (2, 4 or 8), then fitted into the box as
-/// `mi_thumbnail` does (upright, profile converted). `vips_thumbnail` picks a scale one step short of
-/// the box, keeping a factor of two for a Lanczos pass over four times the pixels; decoding straight to
-/// the smallest scale still at least the box is Pillow's draft mode, and costs a fraction of that.
-static inline int mi_thumbnail_draft(const char *filename, VipsImage **out, int width, int height,
-                                     const char *export_profile, int shrink) {
-    VipsImage *loaded;
-    if (vips_jpegload(filename, &loaded, "shrink", shrink, "fail_on", VIPS_FAIL_ON_ERROR, NULL))
-        return -1;
-    int result = export_profile
-        ? vips_thumbnail_image(loaded, out, width, "height", height, "size", VIPS_SIZE_DOWN,
-                               "export_profile", export_profile, NULL)
-        : vips_thumbnail_image(loaded, out, width, "height", height, "size", VIPS_SIZE_DOWN, NULL);
-    g_object_unref(loaded);
-    return result;
-}
-
-/// `mi_thumbnail_draft` from bytes in memory (a downloaded source).
-static inline int mi_thumbnail_draft_buffer(const void *buf, size_t len, VipsImage **out, int width, int height,
-                                            const char *export_profile, int shrink) {
-    VipsImage *loaded;
-    if (vips_jpegload_buffer((void *)buf, len, &loaded, "shrink", shrink, "fail_on", VIPS_FAIL_ON_ERROR, NULL))
-        return -1;
-    int result = export_profile
-        ? vips_thumbnail_image(loaded, out, width, "height", height, "size", VIPS_SIZE_DOWN,
-                               "export_profile", export_profile, NULL)
-        : vips_thumbnail_image(loaded, out, width, "height", height, "size", VIPS_SIZE_DOWN, NULL);
-    g_object_unref(loaded);
-    return result;
-}
-
 /// The same from bytes in memory. Only the file variant forwards `fail_on` in 8.14; the buffer variant
 /// takes it through the loader's option string, or a truncated image would decode as grey.
 static inline int mi_thumbnail_buffer(const void *buf, size_t len, VipsImage **out, int width, int height,
@@ -124,6 +93,38 @@ static inline int mi_thumbnail_buffer(const void *buf, size_t len, VipsImage **o
                                      "export_profile", export_profile, "option_string", "fail_on=error", NULL);
     return vips_thumbnail_buffer((void *)buf, len, out, width, "height", height, "size", VIPS_SIZE_DOWN,
                                  "option_string", "fail_on=error", NULL);
+}
+
+/// Fits an image already loaded into the box as `mi_thumbnail` does (upright, profile converted),
+/// then releases it.
+static inline int mi_fit_loaded(VipsImage *loaded, VipsImage **out, int width, int height, const char *export_profile) {
+    int result = export_profile
+        ? vips_thumbnail_image(loaded, out, width, "height", height, "size", VIPS_SIZE_DOWN,
+                               "export_profile", export_profile, NULL)
+        : vips_thumbnail_image(loaded, out, width, "height", height, "size", VIPS_SIZE_DOWN, NULL);
+    g_object_unref(loaded);
+    return result;
+}
+
+/// A JPEG decoded with libjpeg's DCT scaling by `shrink` (2, 4 or 8), then fitted into the box.
+/// `vips_thumbnail` picks a scale one step short of the box, keeping a factor of two for a Lanczos pass
+/// over four times the pixels; decoding straight to the smallest scale still at least the box is
+/// Pillow's draft mode, and costs a fraction of that.
+static inline int mi_thumbnail_draft(const char *filename, VipsImage **out, int width, int height,
+                                     const char *export_profile, int shrink) {
+    VipsImage *loaded;
+    if (vips_jpegload(filename, &loaded, "shrink", shrink, "fail_on", VIPS_FAIL_ON_ERROR, NULL))
+        return -1;
+    return mi_fit_loaded(loaded, out, width, height, export_profile);
+}
+
+/// `mi_thumbnail_draft` from bytes in memory (a downloaded source).
+static inline int mi_thumbnail_draft_buffer(const void *buf, size_t len, VipsImage **out, int width, int height,
+                                            const char *export_profile, int shrink) {
+    VipsImage *loaded;
+    if (vips_jpegload_buffer((void *)buf, len, &loaded, "shrink", shrink, "fail_on", VIPS_FAIL_ON_ERROR, NULL))
+        return -1;
+    return mi_fit_loaded(loaded, out, width, height, export_profile);
 }
 
 /// A full decode, failing on damage: for CMYK sources, whose embedded profile `vips_thumbnail`

@@ -47,13 +47,8 @@ final class DeployTests: FolderTestCase {
 
     func testNginxServesTheSecondRequestFromItsCacheWithoutReachingTheService() async throws {
         try copy("photos/jolla.jpg", to: "sku-1/IMG_1.jpg")
-        let service = try ServiceProcess(["--root", input], environment: ["MARKET_IMAGES_KEY": Self.key, "MARKET_IMAGES_SALT": Self.salt])
-        addTeardownBlock {
-            service.terminate()
-            service.waitForExit()
-            service.audit(secrets: [Self.key, Self.salt])
-        }
-        XCTAssertTrue(service.isListening, service.logText)
+        let service = try startService(["--root", input], environment: ["MARKET_IMAGES_KEY": Self.key, "MARKET_IMAGES_SALT": Self.salt],
+                                       secrets: [Self.key, Self.salt])
         let nginx = try startNginx(upstream: try XCTUnwrap(service.base.port))
         let front = LoopbackClient(base: URL(string: "http://127.0.0.1:\(nginx.port)")!)
         try await front.waitUntilListening()

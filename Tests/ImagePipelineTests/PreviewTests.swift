@@ -36,13 +36,7 @@ final class PreviewTests: FolderTestCase {
     }
 
     private func start(_ arguments: [String] = []) throws -> ServiceProcess {
-        let preview = try ServiceProcess([input, "--cache", root + "/cache"] + arguments, command: "preview")
-        XCTAssertTrue(preview.isListening, preview.logText)
-        addTeardownBlock {
-            preview.terminate()
-            preview.waitForExit()
-        }
-        return preview
+        try startService([input, "--cache", root + "/cache"] + arguments, command: "preview")
     }
 
     /// `<tag … data-folder="NAME" …>`'s images as the browser loaded them: "WxH" per image.

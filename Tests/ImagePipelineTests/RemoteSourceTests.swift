@@ -38,15 +38,7 @@ final class RemoteSourceTests: XCTestCase {
     }
 
     private func start(_ arguments: [String]) throws -> ServiceProcess {
-        let root = try temporaryFolder(self)
-        let service = try ServiceProcess(["--root", root, "--insecure-unsigned"] + arguments)
-        XCTAssertTrue(service.isListening, service.logText)
-        addTeardownBlock {
-            service.terminate()
-            service.waitForExit()
-            service.audit(secrets: [])
-        }
-        return service
+        try startService(["--root", try temporaryFolder(self), "--insecure-unsigned"] + arguments)
     }
 
     private func path(_ source: String) -> String {
@@ -120,10 +112,7 @@ private final class EndlessOrigin: @unchecked Sendable {
     init() throws {
         port = try LoopbackClient.freePort()
         listener = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        address.sin_port = in_port_t(UInt16(port).bigEndian)
+        var address = LoopbackClient.socketAddress(port: port)
         let bound = withUnsafePointer(to: &address) {
             $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(listener, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
         }

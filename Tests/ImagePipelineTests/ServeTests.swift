@@ -11,15 +11,8 @@ final class ServeTests: FolderTestCase {
     private let signer = try! ThumbnailURLSigner(hexKey: ServeTests.key, hexSalt: ServeTests.salt)
 
     private func start(_ arguments: [String] = []) throws -> ServiceProcess {
-        let service = try ServiceProcess(["--root", input] + arguments,
-                                         environment: ["MARKET_IMAGES_KEY": Self.key, "MARKET_IMAGES_SALT": Self.salt])
-        XCTAssertTrue(service.isListening, service.logText)
-        addTeardownBlock {
-            service.terminate()
-            service.waitForExit()
-            service.audit(secrets: [Self.key, Self.salt])
-        }
-        return service
+        try startService(["--root", input] + arguments, environment: ["MARKET_IMAGES_KEY": Self.key, "MARKET_IMAGES_SALT": Self.salt],
+                         secrets: [Self.key, Self.salt])
     }
 
     private func path(_ source: String, _ options: [String], format: String? = nil) -> String {

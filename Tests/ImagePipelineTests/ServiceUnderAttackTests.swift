@@ -18,15 +18,9 @@ final class ServiceUnderAttackTests: FolderTestCase {
     }
 
     private func start(_ arguments: [String] = [], unsigned: Bool = false) throws -> ServiceProcess {
-        let service = try ServiceProcess(["--root", input] + arguments + (unsigned ? ["--insecure-unsigned"] : []),
-                                         environment: unsigned ? ["MARKET_IMAGES_KEY": ""] : ["MARKET_IMAGES_KEY": Self.key, "MARKET_IMAGES_SALT": Self.salt])
-        XCTAssertTrue(service.isListening, service.logText)
-        addTeardownBlock {
-            service.terminate()
-            service.waitForExit()
-            service.audit(secrets: [Self.key, Self.salt])
-        }
-        return service
+        try startService(["--root", input] + arguments + (unsigned ? ["--insecure-unsigned"] : []),
+                         environment: unsigned ? ["MARKET_IMAGES_KEY": ""] : ["MARKET_IMAGES_KEY": Self.key, "MARKET_IMAGES_SALT": Self.salt],
+                         secrets: [Self.key, Self.salt])
     }
 
     private func path(_ source: String, _ options: [String], format: String? = nil) -> String {

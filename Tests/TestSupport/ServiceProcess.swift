@@ -115,3 +115,19 @@ public final class ServiceProcess: @unchecked Sendable {
         if process.isRunning { kill(process.processIdentifier, SIGKILL) }
     }
 }
+
+extension XCTestCase {
+    /// `market-images COMMAND` started as a user starts it (see `ServiceProcess`), required to be
+    /// listening, and when the test ends stopped and audited (`ServiceProcess.audit`) for `secrets`.
+    public func startService(_ arguments: [String], command: String = "serve", environment: [String: String] = [:],
+                             secrets: [String] = [], file: StaticString = #filePath, line: UInt = #line) throws -> ServiceProcess {
+        let service = try ServiceProcess(arguments, command: command, environment: environment)
+        XCTAssertTrue(service.isListening, service.logText, file: file, line: line)
+        addTeardownBlock {
+            service.terminate()
+            service.waitForExit()
+            service.audit(secrets: secrets, file: file, line: line)
+        }
+        return service
+    }
+}

@@ -18,6 +18,13 @@ public struct ProductScanner: Sendable {
         public var warnings: [String]
 
         public var photos: [SourcePhoto] { products.flatMap(\.photos) }
+
+        /// The product folders found inside `root`, leaving out `root` itself: its loose photos are
+        /// no product of a folder of products (`publish`, `preview`).
+        public func productFolders(under root: String) -> [String] {
+            let root = URL(fileURLWithPath: root).standardizedFileURL.path
+            return products.compactMap(\.folder).filter { $0 != root }
+        }
     }
 
     public init() {}

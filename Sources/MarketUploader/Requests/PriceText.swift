@@ -8,10 +8,7 @@ extension Currency {
         let scaled = (abs(amount) * pow(10, Double(digits))).rounded()
         guard scaled.isFinite, scaled < 1e15 else { return "\(symbol)\(amount)" }
         let whole = Int64(scaled) / Int64(pow(10, Double(digits))), fraction = Int64(scaled) % Int64(pow(10, Double(digits)))
-        var grouped = String(whole)
-        for index in stride(from: grouped.count - 3, to: 0, by: -3) {
-            grouped.insert(",", at: grouped.index(grouped.startIndex, offsetBy: index))
-        }
+        let grouped = NumberText.grouped(whole)
         let minor = digits == 0 ? "" : "." + String(repeating: "0", count: digits - String(fraction).count) + String(fraction)
         return (amount < 0 ? "-" : "") + symbol + grouped + minor
     }

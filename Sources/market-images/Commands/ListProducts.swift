@@ -82,11 +82,7 @@ struct ListProducts: AsyncParsableCommand {
             [String(product.id), Terminal.display(product.name), ProductText.price(of: product), ProductText.stock(of: product),
              String(product.images.count)]
         }
-        let widths = (0..<4).map { column in rows.map { $0[column].count }.max() ?? 0 }
-        for row in rows {
-            Terminal.standardOutput.write((0..<4).map { row[$0].padding(toLength: widths[$0], withPad: " ", startingAt: 0) }
-                .joined(separator: "  ") + "  " + row[4] + "\n")
-        }
+        for line in TextTable.lines(rows) { Terminal.standardOutput.write(line + "\n") }
         let more = result.hasNext ? "; more on --page \(page + 1)" : ""
         Terminal.standardOutput.write("page \(result.pageNumber): \(count(products.count, "product"))\(more)\n")
     }

@@ -52,7 +52,7 @@ struct Preview: AsyncParsableCommand {
         let catalogue = PreviewCatalogue(productsFolder: products, photos: photos, server: record,
                                          dialect: dialect ?? record.flatMap(Dialect.inferred(from:)))
         guard !catalogue.folders.isEmpty else { throw ValidationError("\(Terminal.display(products)) has no product folders with photos") }
-        let prepared = catalogue.products()
+        let prepared = catalogue.products().products
         let failed = prepared.reduce(0) { $0 + ($1.prepared?.report.failed.count ?? 0) }
 
         LoggingSystem.bootstrap { StreamLogHandler.standardError(label: $0) }
@@ -82,7 +82,6 @@ struct Preview: AsyncParsableCommand {
     private func publishServer() throws -> URL? {
         if let server { return URL(string: server) }
         guard let ledger = try? PublishLedger.load(from: products) else { return nil }
-        let servers = Set(ledger.entries.keys.compactMap { key in key.lastIndex(of: "|").map { String(key[..<$0]) } })
-        return servers.count == 1 ? servers.first.flatMap(URL.init(string:)) : nil
+        return ledger.servers.count == 1 ? ledger.servers.first.flatMap(URL.init(string:)) : nil
     }
 }

@@ -51,8 +51,7 @@ struct Publish: AsyncParsableCommand {
 
     func run() async throws {
         let server = try connection.baseURL
-        let folders = ProductScanner().scan([products]).products.compactMap(\.folder)
-            .filter { $0 != URL(fileURLWithPath: products).standardizedFileURL.path }
+        let folders = ProductScanner().scan([products]).productFolders(under: products)
         guard !folders.isEmpty else { throw ValidationError("\(products) has no product folders with photos") }
         var run = try PublishRun(productsFolder: products, server: server, client: try connection.client(),
                                  credentials: try connection.credentials, photos: photos)

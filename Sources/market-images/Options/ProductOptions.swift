@@ -29,7 +29,11 @@ struct ProductOptions: ParsableArguments {
     }
 
     static func draft(folder: String?, overrides: ProductChange) throws -> ProductDraft {
-        let file = try folder.flatMap(ProductFile.fields(in:))
+        try draft(file: try folder.flatMap(ProductFile.fields(in:)), folder: folder, overrides: overrides)
+    }
+
+    /// The same, for a `product.json` already read.
+    static func draft(file: ProductChange?, folder: String?, overrides: ProductChange) throws -> ProductDraft {
         let name = overrides.name ?? file?.name, description = overrides.description ?? file?.description
         let price = overrides.price ?? file?.price, stock = overrides.stock ?? file?.stock
         let missing = [("name", name == nil), ("description", description == nil), ("price", price == nil), ("stock", stock == nil)]

@@ -35,6 +35,7 @@ enum PreviewAssets {
     .state.changed, .publish.changed, .state.pending, .publish.pending { color: var(--warn); }
     .state.unchanged, .publish.unchanged { color: var(--good); }
     .fields p { margin: .25rem 0; }
+    .pricing { display: flex; flex-direction: column; gap: .25rem; }
     .folder { color: var(--muted); font-size: .85rem; }
     .problems, .failures { border-left: 4px solid var(--bad); padding-left: .75rem; }
     .photos { list-style: none; padding: 0; }

@@ -38,24 +38,30 @@ final class PreviewCatalogue: @unchecked Sendable {
         self.dialect = dialect
     }
 
-    /// Folder-level warnings from scanning (photos in subfolders, no photos).
-    var scanWarnings: [String] { ProductScanner().scan([productsFolder]).warnings }
+    /// The products folder as it is now: its product folders and its warnings (photos in
+    /// subfolders, no photos).
+    var scan: ProductScanner.Scan { ProductScanner().scan([productsFolder]) }
 
     /// The product folders' paths, in name order.
-    var folders: [String] {
-        let root = URL(fileURLWithPath: productsFolder).standardizedFileURL.path
-        return ProductScanner().scan([productsFolder]).products.compactMap(\.folder).filter { $0 != root }
-    }
+    var folders: [String] { scan.productFolders(under: productsFolder) }
 
-    func products() -> [Product] {
-        lock.withLock { folders.map(load) }
+    /// Every product, prepared as needed, and the folder's scan warnings, from one scan.
+    func products() -> (products: [Product], warnings: [String]) {
+        let scan = self.scan, ledger = self.ledger
+        return (lock.withLock { scan.productFolders(under: productsFolder).map { load($0, ledger: ledger) } }, scan.warnings)
     }
 
     func product(named name: String) -> Product? {
-        lock.withLock { folders.first { ($0 as NSString).lastPathComponent == name }.map(load) }
+        let ledger = self.ledger
+        return lock.withLock { folders.first { ($0 as NSString).lastPathComponent == name }.map { load($0, ledger: ledger) } }
     }
 
-    private func load(_ folder: String) -> Product {
+    /// The publish record, read once per look; nil when there is no server to compare with.
+    private var ledger: Result<PublishLedger, any Error>? {
+        server.map { _ in Result { try PublishLedger.load(from: productsFolder) } }
+    }
+
+    private func load(_ folder: String, ledger: Result<PublishLedger, any Error>?) -> Product {
         var product = Product(folder: folder)
         do {
             product.fields = try ProductFile.fields(in: folder)
@@ -67,7 +73,11 @@ final class PreviewCatalogue: @unchecked Sendable {
         }
         var draft: ProductDraft?
         if product.fields != nil {
-            do { draft = try ProductOptions.draft(folder: folder, overrides: ProductChange()) } catch { product.problems.append(errorText(error)) }
+            do {
+                draft = try ProductOptions.draft(file: product.fields, folder: folder, overrides: ProductChange())
+            } catch {
+                product.problems.append(errorText(error))
+            }
         }
         if let draft { product.problems += draft.problems(for: dialect ?? .openmarket) }
         do {
@@ -76,15 +86,16 @@ final class PreviewCatalogue: @unchecked Sendable {
             product.problems.append(errorText(error))
         }
         if let draft, let prepared = product.prepared, prepared.report.failed.isEmpty {
-            product.publish = publishState(folder: folder, draft: draft, prepared: prepared)
+            product.publish = ledger.flatMap { publishState(folder: folder, draft: draft, prepared: prepared, ledger: $0) }
         }
         return product
     }
 
-    private func publishState(folder: String, draft: ProductDraft, prepared: PreparedPhotos) -> PublishState? {
+    private func publishState(folder: String, draft: ProductDraft, prepared: PreparedPhotos,
+                              ledger record: Result<PublishLedger, any Error>) -> PublishState? {
         guard let server else { return nil }
         let ledger: PublishLedger
-        do { ledger = try PublishLedger.load(from: productsFolder) } catch { return PublishState(summary: errorText(error), kind: "unknown") }
+        do { ledger = try record.get() } catch { return PublishState(summary: errorText(error), kind: "unknown") }
         let shown = PublishLedger.identity(of: server)
         guard let entry = ledger.entries[PublishLedger.key(server: server, folder: folder)] else {
             return PublishState(summary: "new: not yet published to \(shown)", kind: "new")

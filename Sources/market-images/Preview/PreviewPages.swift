@@ -22,25 +22,24 @@ struct PreviewPages: Sendable {
     var title: String { "Preview of " + (URL(fileURLWithPath: catalogue.productsFolder).standardizedFileURL.lastPathComponent) }
 
     func index(grid: Bool) -> String {
-        let products = catalogue.products()
+        let (products, warnings) = catalogue.products()
         let photoCount = products.reduce(0) { $0 + ($1.prepared?.outputs.count ?? 0) }
         let problemCount = products.reduce(0) { $0 + problems(of: $1).count }
         let page = PreviewViews.Page(
             title: title, list: !grid, grid: grid,
             summary: "\(count(products.count, "product")) · \(count(photoCount, "prepared photo")) · \(count(problemCount, "problem"))",
-            warnings: catalogue.scanWarnings, products: products.map { card($0, grid: grid) })
+            warnings: warnings, products: products.map { card($0, grid: grid) })
         return library.render(page, withTemplate: "index") ?? ""
     }
 
     /// Nil when there is no product folder of that name.
     func product(named name: String) -> String? {
         guard let product = catalogue.product(named: name) else { return nil }
-        let price = prices(product.fields)
         let prepared = product.prepared
         let photos = (prepared?.outputs ?? []).enumerated().map { index, output in
             PreviewViews.Photo(
                 number: index + 1, source: (output.source as NSString).lastPathComponent, width: output.width, height: output.height,
-                bytes: Self.grouped(output.bytes), limit: Self.grouped(maxBytes), percent: output.bytes * 100 / max(maxBytes, 1),
+                bytes: NumberText.grouped(Int64(output.bytes)), limit: NumberText.grouped(Int64(maxBytes)), percent: output.bytes * 100 / max(maxBytes, 1),
                 overBudget: output.bytes > maxBytes,
                 quality: output.quality.map { "quality \($0)" } ?? "\(output.format.rawValue.uppercased()), lossless",
                 encodes: count(output.encodes, "encode"), warnings: output.warnings ?? [],
@@ -53,15 +52,13 @@ struct PreviewPages: Sendable {
         let problems = product.problems + (prepared?.report.warnings ?? [])
         let page = PreviewViews.ProductPage(
             title: "\(product.fields?.name ?? product.name) · \(title)", folder: product.name, name: product.fields?.name ?? product.name,
-            price: price.price, sale: price.sale, stock: stock(product.fields), soldOut: product.fields?.stock == 0,
-            description: product.fields?.description,
+            pricing: pricing(product.fields), description: product.fields?.description,
             publish: product.publish.map { .init(summary: $0.summary, kind: $0.kind, changes: $0.changes, hasChanges: !$0.changes.isEmpty) },
             problems: problems, hasProblems: !problems.isEmpty, photos: photos, failures: failures, hasFailures: !failures.isEmpty)
         return library.render(page, withTemplate: "product")
     }
 
     private func card(_ product: PreviewCatalogue.Product, grid: Bool) -> PreviewViews.Card {
-        let price = prices(product.fields)
         let issues = problems(of: product).count
         let thumbnail = product.prepared?.outputs.first.map { first in
             let preset = grid ? "grid" : "list", size = grid ? 200 : 80
@@ -72,8 +69,7 @@ struct PreviewPages: Sendable {
         }
         return PreviewViews.Card(
             folder: product.name, link: "/product/" + Self.pathEscaped(product.name), name: product.fields?.name ?? product.name,
-            price: price.price, sale: price.sale, stock: stock(product.fields), soldOut: product.fields?.stock == 0,
-            thumbnail: thumbnail, issues: issues == 0 ? nil : count(issues, "problem"),
+            pricing: pricing(product.fields), thumbnail: thumbnail, issues: issues == 0 ? nil : count(issues, "problem"),
             state: product.publish?.summary, stateKind: product.publish?.kind)
     }
 
@@ -84,16 +80,13 @@ struct PreviewPages: Sendable {
             + (product.prepared?.outputs.flatMap { $0.warnings ?? [] } ?? [])
     }
 
-    private func prices(_ fields: ProductChange?) -> (price: String, sale: String?) {
-        guard let price = fields?.price else { return ("no price", nil) }
+    private func pricing(_ fields: ProductChange?) -> PreviewViews.Pricing {
+        let stock = fields?.stock.map { $0 == 0 ? "Sold out" : "\($0) in stock" } ?? "no stock given"
+        let soldOut = fields?.stock == 0
+        guard let price = fields?.price else { return .init(price: "no price", sale: nil, stock: stock, soldOut: soldOut) }
         let currency = fields?.currency ?? .KRW
-        guard let discounted = fields?.discountedPrice, discounted > 0, discounted < price else { return (currency.format(price), nil) }
-        return (currency.format(price), currency.format(discounted))
-    }
-
-    private func stock(_ fields: ProductChange?) -> String {
-        guard let stock = fields?.stock else { return "no stock given" }
-        return stock == 0 ? "Sold out" : "\(stock) in stock"
+        let sale = fields?.discountedPrice.flatMap { $0 > 0 && $0 < price ? currency.format($0) : nil }
+        return .init(price: currency.format(price), sale: sale, stock: stock, soldOut: soldOut)
     }
 
     /// A URL of the in-process thumbnail service for a photo under the products folder.
@@ -113,12 +106,5 @@ struct PreviewPages: Sendable {
 
     static func pathEscaped(_ text: String) -> String {
         text.addingPercentEncoding(withAllowedCharacters: .urlPathAllowed.subtracting(CharacterSet(charactersIn: "/?#%"))) ?? text
-    }
-
-    /// 287412 → "287,412", whatever the machine's locale.
-    static func grouped(_ number: Int) -> String {
-        var text = String(number)
-        for index in stride(from: text.count - 3, to: 0, by: -3) { text.insert(",", at: text.index(text.startIndex, offsetBy: index)) }
-        return text
     }
 }

@@ -1,7 +1,7 @@
 /// The preview's pages as Mustache templates, compiled into the tool so the page works wherever the
 /// binary goes, offline. `{{value}}` is HTML-escaped; nothing here uses the unescaped `{{{…}}}`.
 enum PreviewTemplates {
-    static let all: [String: String] = ["head": head, "index": index, "product": product]
+    static let all: [String: String] = ["head": head, "pricing": pricing, "index": index, "product": product]
 
     static let head = """
     <!doctype html>
@@ -13,6 +13,12 @@ enum PreviewTemplates {
     <link rel="stylesheet" href="/static/preview.css">
     <script src="/static/preview.js" defer></script>
     </head>
+    """
+
+    /// Price (the discounted one first, the original struck through) and stock, on a card and a page.
+    static let pricing = """
+    <span class="price">{{#sale}}<span class="sale">{{sale}}</span> <s class="original">{{price}}</s>{{/sale}}{{^sale}}{{price}}{{/sale}}</span>
+    <span class="stock{{#soldOut}} sold-out{{/soldOut}}">{{stock}}</span>
     """
 
     static let index = """
@@ -37,8 +43,7 @@ enum PreviewTemplates {
           {{^thumbnail}}<span class="thumb none">no photo</span>{{/thumbnail}}
           <span class="info">
             <span class="name">{{name}}</span>
-            <span class="price">{{#sale}}<span class="sale">{{sale}}</span> <s class="original">{{price}}</s>{{/sale}}{{^sale}}{{price}}{{/sale}}</span>
-            <span class="stock{{#soldOut}} sold-out{{/soldOut}}">{{stock}}</span>
+            {{#pricing}}{{> pricing}}{{/pricing}}
             {{#issues}}<span class="issues">{{issues}}</span>{{/issues}}
             {{#state}}<span class="state {{stateKind}}">{{state}}</span>{{/state}}
           </span>
@@ -60,8 +65,7 @@ enum PreviewTemplates {
     </header>
     <main>
     <section class="fields">
-      <p class="price">{{#sale}}<span class="sale">{{sale}}</span> <s class="original">{{price}}</s>{{/sale}}{{^sale}}{{price}}{{/sale}}</p>
-      <p class="stock{{#soldOut}} sold-out{{/soldOut}}">{{stock}}</p>
+      <p class="pricing">{{#pricing}}{{> pricing}}{{/pricing}}</p>
       {{#description}}<p class="description">{{description}}</p>{{/description}}
       <p class="folder">Folder: {{folder}}</p>
     </section>

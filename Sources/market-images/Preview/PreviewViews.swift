@@ -14,15 +14,20 @@ enum PreviewViews {
         var products: [Card]
     }
 
+    /// Price and stock as the apps show them, the same on a card and on a product's page.
+    struct Pricing {
+        var price: String
+        var sale: String?
+        var stock: String
+        var soldOut: Bool
+    }
+
     /// A product as a row of the list or a cell of the grid.
     struct Card {
         var folder: String
         var link: String
         var name: String
-        var price: String
-        var sale: String?
-        var stock: String
-        var soldOut: Bool
+        var pricing: Pricing
         var thumbnail: Thumbnail?
         var issues: String?
         var state: String?
@@ -39,10 +44,7 @@ enum PreviewViews {
         var title: String
         var folder: String
         var name: String
-        var price: String
-        var sale: String?
-        var stock: String
-        var soldOut: Bool
+        var pricing: Pricing
         var description: String?
         var publish: Publish?
         var problems: [String]

@@ -83,13 +83,8 @@ struct ThumbnailResponder: HTTPResponder {
         if Self.matches(request.headers[.ifNoneMatch], etag: etag) {
             return (Response(status: .notModified, headers: headers), "revalidated")
         }
-        if let cached = memory?.load(key: etag) {
+        if let cached = cached(etag) {
             metrics.cache("hit")
-            return (image(cached.data, format: cached.format, headers: &headers, method: request.method), "hit")
-        }
-        if let cached = cache?.load(key: etag) {
-            metrics.cache("hit")
-            memory?.store(cached, key: etag)
             return (image(cached.data, format: cached.format, headers: &headers, method: request.method), "hit")
         }
         metrics.cache("miss")
@@ -128,6 +123,14 @@ struct ThumbnailResponder: HTTPResponder {
         } catch {
             throw ServiceFailure(status: .serviceUnavailable, error: "cancelled", detail: "the request went away")
         }
+    }
+
+    /// The output from memory, else from disk (then kept in memory too).
+    private func cached(_ etag: String) -> DiskCache.Entry? {
+        if let entry = memory?.load(key: etag) { return entry }
+        guard let entry = cache?.load(key: etag) else { return nil }
+        memory?.store(entry, key: etag)
+        return entry
     }
 
     /// A full disk or a read-only cache folder is one warning; the image is served all the same.

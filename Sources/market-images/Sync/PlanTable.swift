@@ -11,11 +11,7 @@ struct PlanTable {
         let rows = [["FOLDER", "ACTION", "PRODUCT", "DETAIL"]] + steps.map { step in
             [Terminal.display(step.folder), step.action.rawValue, step.productID.map(String.init) ?? "-", step.error ?? step.detail]
         }
-        let widths = (0..<3).map { column in rows.map { $0[column].count }.max() ?? 0 }
-        let lines = rows.map { row in
-            (0..<3).map { row[$0].padding(toLength: widths[$0], withPad: " ", startingAt: 0) }.joined(separator: "  ") + "  " + row[3]
-        }
-        return "Plan for \(PublishLedger.identity(of: server)) (\(dialect.rawValue)):\n" + lines.map { "  " + $0 }.joined(separator: "\n") + "\n"
+        return "Plan for \(PublishLedger.identity(of: server)) (\(dialect.rawValue)):\n" + TextTable.lines(rows).map { "  " + $0 }.joined(separator: "\n") + "\n"
     }
 
     /// What a step that was carried out did, in the past tense.

@@ -31,6 +31,14 @@ struct PublishLedger: Codable {
         identity(of: server) + "|" + (folder as NSString).lastPathComponent
     }
 
+    /// A key's server and folder name.
+    private static func split(_ key: String) -> (server: String, folder: String)? {
+        key.lastIndex(of: "|").map { (String(key[..<$0]), String(key[key.index(after: $0)...])) }
+    }
+
+    /// The servers the ledger has entries for, as `identity(of:)` spells them.
+    var servers: Set<String> { Set(entries.keys.compactMap { Self.split($0)?.server }) }
+
     /// The folder names with an entry for `server`, and their entries.
     func entries(on server: URL) -> [(folder: String, entry: Entry)] {
         let prefix = Self.identity(of: server) + "|"
@@ -64,9 +72,8 @@ struct PublishLedger: Codable {
     private mutating func rekey() {
         var rekeyed: [String: Entry] = [:]
         for (key, entry) in entries {
-            guard let bar = key.lastIndex(of: "|") else { continue }
-            let server = String(key[..<bar])
-            let newKey = (URL(string: server).map(Self.identity(of:)) ?? server) + key[bar...]
+            guard let (server, folder) = Self.split(key) else { continue }
+            let newKey = (URL(string: server).map(Self.identity(of:)) ?? server) + "|" + folder
             if let existing = rekeyed[newKey], existing.state == .registered { continue }
             rekeyed[newKey] = entry
         }
