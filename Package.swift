@@ -50,6 +50,8 @@ let package = Package(
                 .product(name: "Mustache", package: "swift-mustache"),
             ]
         ),
+        // Release-mode stage timings of the decode paths, and their outputs for the quality check (Benchmarks/stages.sh).
+        .executableTarget(name: "stage-timings", dependencies: ["ImagePipeline", "CVips"], path: "Benchmarks/StageTimings"),
         // Runs the built executable for the CLI tests; depending on it gets the executable built.
         .target(name: "TestSupport", dependencies: ["market-images"], path: "Tests/TestSupport"),
         .testTarget(

@@ -1,9 +1,11 @@
-"""SSIM of three ways to get a 2K JPEG into a 512 px box, each against a reference made from the full
-decode with libvips' Lanczos3 (float): libvips' thumbnail (shrink-on-load one step short of the box,
-then Lanczos: what market-images did before), the DCT-scaled decode straight to the box (what it does
-now, like Pillow's draft), and Pillow (draft + LANCZOS, what thumbor does). Outputs are compared as
-lossless PNGs, so only the decode and resize differ.
-Usage: decode_quality.py FOLDER_OF_JPEGS   (needs pyvips-free tools: the `vips` command, Pillow, scikit-image)
+"""How close each way of fitting a JPEG into a box comes to the ideal: SSIM (scikit-image) and
+SSIMULACRA2 of each output against a reference made from the full decode with libvips' Lanczos3 in
+float. The ways: libvips' `vips_thumbnail` (what market-images did before), market-images now and its
+draft decode (`serve --fast-decode`), both written by `stage-timings --save`, and Pillow twice: as
+thumbor calls it (draft to the output size, then LANCZOS) and as `Image.thumbnail` does (draft to twice
+the box, then LANCZOS). Everything is compared as lossless PNG, so only decode and resize differ.
+Usage: decode_quality.py STAGE_TIMINGS FOLDER_OF_JPEGS [BOX]   (prints a Markdown table)
+Needs the `vips` command, Pillow, scikit-image and ssimulacra2 (PyPI).
 """
 import statistics
 import subprocess
@@ -14,43 +16,61 @@ from pathlib import Path
 import numpy
 from PIL import Image
 from skimage.metrics import structural_similarity
+from ssimulacra2 import compute_ssimulacra2
 
-BOX = 512
+stage_timings, folder = sys.argv[1], Path(sys.argv[2])
+BOX = int(sys.argv[3]) if len(sys.argv) > 3 else 512
+WAYS = {
+    "before": "libvips `vips_thumbnail` (before)",
+    "now": "market-images now",
+    "draft": "market-images draft decode (`serve --fast-decode`)",
+    "thumbor": "Pillow as thumbor calls it (draft to the output size + LANCZOS)",
+    "thumbnail": "Pillow `Image.thumbnail` (draft to 2× + LANCZOS)",
+}
 
 
 def vips(*arguments):
     subprocess.run(["vips", *map(str, arguments)], check=True, capture_output=True)
 
 
-def load(path):
+def pixels(path):
     return numpy.asarray(Image.open(path).convert("RGB"), dtype=numpy.float64)
 
 
-scores = {"libvips thumbnail (before)": [], "DCT-scaled decode (now)": [], "Pillow draft + LANCZOS (thumbor)": []}
+sources = sorted(p for p in folder.iterdir() if p.suffix.lower() in (".jpg", ".jpeg"))
+ssim = {way: [] for way in WAYS}
+ssimulacra = {way: [] for way in WAYS}
 with tempfile.TemporaryDirectory() as work:
     work = Path(work)
-    for source in sorted(Path(sys.argv[1]).glob("*.jpg")):
-        width = int(subprocess.run(["vipsheader", "-f", "width", str(source)], capture_output=True, text=True).stdout)
-        height = int(subprocess.run(["vipsheader", "-f", "height", str(source)], capture_output=True, text=True).stdout)
-        scale = min(BOX / width, BOX / height)
-        target = (round(width * scale), round(height * scale))
-        vips("copy", source, work / "full.v")
-        vips("resize", work / "full.v", work / "reference.png", scale, "--kernel", "lanczos3")
-        vips("thumbnail", source, work / "before.png", BOX, "--height", BOX)
-        shrink = next(s for s in (8, 4, 2, 1) if width // s >= target[0] and height // s >= target[1])
-        vips("jpegload", source, work / "draft.v", "--shrink", shrink)
-        vips("thumbnail_image", work / "draft.v", work / "now.png", BOX, "--height", BOX)
+    subprocess.run([stage_timings, "--box", str(BOX), "--save", str(work), *map(str, sources)], check=True)
+    for source in sources:
         with Image.open(source) as image:
-            image.draft("RGB", (BOX, BOX))
-            image.convert("RGB").resize(target, Image.LANCZOS).save(work / "pillow.png")
-        reference = load(work / "reference.png")
-        for label, name in zip(scores, ["before.png", "now.png", "pillow.png"]):
-            candidate = load(work / name)
+            width, height = image.size
+        scale = min(BOX / width, BOX / height, 1)
+        target = (int(width * scale + 0.5), int(height * scale + 0.5))
+        vips("cast", source, work / "float.v", "float")
+        vips("resize", work / "float.v", work / "resized.v", scale, "--kernel", "lanczos3")
+        vips("round", work / "resized.v", work / "rounded.v", "rint")
+        vips("cast", work / "rounded.v", work / "reference.png", "uchar")
+        vips("thumbnail", source, work / "before.png", BOX, "--height", BOX)
+        for way in ("now", "draft"):
+            (work / f"{source.stem}.{way}.png").rename(work / f"{way}.png")
+        with Image.open(source) as image:
+            image.draft("RGB", target)
+            image.convert("RGB").resize(target, Image.LANCZOS).save(work / "thumbor.png")
+        with Image.open(source) as image:
+            image.thumbnail((BOX, BOX), Image.LANCZOS)
+            image.convert("RGB").save(work / "thumbnail.png")
+        reference = pixels(work / "reference.png")
+        for way in WAYS:
+            candidate = pixels(work / f"{way}.png")
             if candidate.shape != reference.shape:
-                sys.exit(f"{source.name}: {name} is {candidate.shape[1]}×{candidate.shape[0]}, the reference {reference.shape[1]}×{reference.shape[0]}")
-            scores[label].append(structural_similarity(reference, candidate, channel_axis=2, data_range=255))
+                sys.exit(f"{source.name}: {way} is {candidate.shape[1]}×{candidate.shape[0]}, the reference {reference.shape[1]}×{reference.shape[0]}")
+            ssim[way].append(structural_similarity(reference, candidate, channel_axis=2, data_range=255))
+            ssimulacra[way].append(compute_ssimulacra2(str(work / "reference.png"), str(work / f"{way}.png")))
 
-print(f"| decode and resize into {BOX} px | mean SSIM | min | images |")
-print("|---|---|---|---|")
-for label, values in scores.items():
-    print(f"| {label} | {statistics.mean(values):.4f} | {min(values):.4f} | {len(values)} |")
+print(f"| {len(sources)} JPEGs fitted into {BOX} px | SSIM mean | SSIM min | SSIMULACRA2 mean | SSIMULACRA2 min |")
+print("|---|---|---|---|---|")
+for way, label in WAYS.items():
+    print(f"| {label} | {statistics.mean(ssim[way]):.4f} | {min(ssim[way]):.4f} | "
+          f"{statistics.mean(ssimulacra[way]):.2f} | {min(ssimulacra[way]):.2f} |")

@@ -95,38 +95,6 @@ static inline int mi_thumbnail_buffer(const void *buf, size_t len, VipsImage **o
                                  "option_string", "fail_on=error", NULL);
 }
 
-/// Fits an image already loaded into the box as `mi_thumbnail` does (upright, profile converted),
-/// then releases it.
-static inline int mi_fit_loaded(VipsImage *loaded, VipsImage **out, int width, int height, const char *export_profile) {
-    int result = export_profile
-        ? vips_thumbnail_image(loaded, out, width, "height", height, "size", VIPS_SIZE_DOWN,
-                               "export_profile", export_profile, NULL)
-        : vips_thumbnail_image(loaded, out, width, "height", height, "size", VIPS_SIZE_DOWN, NULL);
-    g_object_unref(loaded);
-    return result;
-}
-
-/// A JPEG decoded with libjpeg's DCT scaling by `shrink` (2, 4 or 8), then fitted into the box.
-/// `vips_thumbnail` picks a scale one step short of the box, keeping a factor of two for a Lanczos pass
-/// over four times the pixels; decoding straight to the smallest scale still at least the box is
-/// Pillow's draft mode, and costs a fraction of that.
-static inline int mi_thumbnail_draft(const char *filename, VipsImage **out, int width, int height,
-                                     const char *export_profile, int shrink) {
-    VipsImage *loaded;
-    if (vips_jpegload(filename, &loaded, "shrink", shrink, "fail_on", VIPS_FAIL_ON_ERROR, NULL))
-        return -1;
-    return mi_fit_loaded(loaded, out, width, height, export_profile);
-}
-
-/// `mi_thumbnail_draft` from bytes in memory (a downloaded source).
-static inline int mi_thumbnail_draft_buffer(const void *buf, size_t len, VipsImage **out, int width, int height,
-                                            const char *export_profile, int shrink) {
-    VipsImage *loaded;
-    if (vips_jpegload_buffer((void *)buf, len, &loaded, "shrink", shrink, "fail_on", VIPS_FAIL_ON_ERROR, NULL))
-        return -1;
-    return mi_fit_loaded(loaded, out, width, height, export_profile);
-}
-
 /// A full decode, failing on damage: for CMYK sources, whose embedded profile `vips_thumbnail`
 /// ignores on 8.14 (it converts with its built-in CMYK profile whatever the file carries).
 static inline int mi_load(const char *filename, VipsImage **out) {

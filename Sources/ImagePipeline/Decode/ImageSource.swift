@@ -19,4 +19,13 @@ public enum ImageSource: Sendable, Equatable {
             Result { () throws(ImagePipelineError) in try body(bytes) }
         }.get()
     }
+
+    /// Runs `body` with the file's path, or with the bytes pinned (see `pinning`): for C calls that
+    /// take either.
+    func withLocation<T>(_ body: (String?, UnsafeRawBufferPointer?) throws(ImagePipelineError) -> T) throws(ImagePipelineError) -> T {
+        switch self {
+        case .file(let path): try body(path, nil)
+        case .data(let data): try Self.pinning(data) { bytes throws(ImagePipelineError) in try body(nil, bytes) }
+        }
+    }
 }

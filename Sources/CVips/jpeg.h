@@ -1,0 +1,169 @@
+// A JPEG decoded straight to the size a fit needs: libjpeg's DCT scaling by any M/8, then the Lanczos3
+// shrink of reduce.h applied to rows as the decoder hands them over, so the decoded image never exists
+// at full height. libvips' jpegload only scales by 1/2, 1/4 and 1/8 and `vips_thumbnail` then runs a
+// per-image pipeline with a scalar horizontal reduce; this path is what the caller uses for every
+// RGB or greyscale JPEG (CMYK goes through libvips and its profile handling).
+#ifndef MARKET_IMAGES_CVIPS_JPEG_H
+#define MARKET_IMAGES_CVIPS_JPEG_H
+
+#include <errno.h>
+#include <setjmp.h>
+#include <stdio.h>
+#include <jpeglib.h>
+#include <jerror.h>
+#include <vips/vips.h>
+#include "reduce.h"
+
+/// Everything a decode owns, in one place so the error path (a longjmp out of libjpeg) frees it all.
+typedef struct {
+    struct jpeg_decompress_struct cinfo;
+    struct jpeg_error_mgr errors;
+    jmp_buf jump;
+    FILE *file;
+    mi_filter rows;
+    uint8_t *ring, *vertical, *pixels;
+    const uint8_t **lines;
+    JOCTET *icc;
+    unsigned int icc_length;
+} mi_jpeg_decode;
+
+static inline void mi_jpeg_exit(j_common_ptr cinfo) {
+    longjmp(((mi_jpeg_decode *)cinfo->client_data)->jump, 1);
+}
+
+/// libvips' fail_on=error, which the rest of the pipeline decodes with: running out of data fails
+/// (libjpeg's file and memory sources only warn, then pretend the image ended, which decodes as grey),
+/// as do a hundred warnings; a single odd marker does not.
+static inline void mi_jpeg_message(j_common_ptr cinfo, int level) {
+    if (level >= 0) return;
+    if (cinfo->err->msg_code == JWRN_JPEG_EOF || ++cinfo->err->num_warnings >= 100) cinfo->err->error_exit(cinfo);
+}
+
+static inline void mi_jpeg_release(mi_jpeg_decode *d) {
+    jpeg_destroy_decompress(&d->cinfo);
+    if (d->file) fclose(d->file);
+    mi_filter_free(&d->rows);
+    free(d->ring);
+    free(d->vertical);
+    free(d->pixels);
+    free(d->lines);
+    free(d->icc);
+    free(d);
+}
+
+static inline void mi_free_pixels(VipsImage *image, void *pixels) {
+    (void)image;
+    free(pixels);
+}
+
+/// Rows of the DCT-scaled image into `d->vertical`, shrunk to `height` rows as they arrive: a ring of
+/// as many rows as the filter has taps is all that is held.
+static inline void mi_jpeg_read_rows(mi_jpeg_decode *d, size_t line, int height) {
+    struct jpeg_decompress_struct *cinfo = &d->cinfo;
+    int rows = (int)cinfo->output_height;
+    if (height == rows) {
+        for (int y = 0; y < rows; y++) {
+            JSAMPROW row = d->vertical + (size_t)y * line;
+            jpeg_read_scanlines(cinfo, &row, 1);
+        }
+        return;
+    }
+    if (mi_filter_make(&d->rows, rows, height) ||
+        !(d->ring = malloc(line * (size_t)d->rows.taps)) || !(d->lines = malloc(sizeof(uint8_t *) * (size_t)d->rows.taps)))
+        ERREXIT(cinfo, JERR_OUT_OF_MEMORY);
+    int taps = d->rows.taps, decoded = 0;
+    for (int y = 0; y < height; y++) {
+        for (; decoded < d->rows.first[y] + taps; decoded++) {
+            JSAMPROW row = d->ring + (size_t)(decoded % taps) * line;
+            jpeg_read_scanlines(cinfo, &row, 1);
+        }
+        for (int k = 0; k < taps; k++) d->lines[k] = d->ring + (size_t)((d->rows.first[y] + k) % taps) * line;
+        mi_reduce_line(d->lines, d->rows.weights + (size_t)y * (size_t)taps, taps, d->vertical + (size_t)y * line, line);
+    }
+}
+
+/// Decodes a JPEG file (or, when `filename` is NULL, `len` bytes at `buf`) at `scale`/8 and shrinks it
+/// into `width` × `height` (stored orientation; never enlarged) with Lanczos3. With `to_srgb`, an
+/// embedded profile is converted to sRGB; then the image is turned upright by EXIF `orientation`.
+static inline int mi_jpeg_thumbnail(const char *filename, const void *buf, size_t len, int scale,
+                                    int width, int height, int orientation, int to_srgb, VipsImage **out) {
+    mi_jpeg_decode *d = calloc(1, sizeof(mi_jpeg_decode));
+    if (!d) {
+        vips_error("VipsJpeg", "out of memory");
+        return -1;
+    }
+    d->cinfo.err = jpeg_std_error(&d->errors);
+    d->cinfo.client_data = d;
+    d->errors.error_exit = mi_jpeg_exit;
+    d->errors.emit_message = mi_jpeg_message;
+    if (setjmp(d->jump)) {
+        char message[JMSG_LENGTH_MAX] = "Premature end of input file";
+        if (d->errors.msg_code != JWRN_JPEG_EOF) d->errors.format_message((j_common_ptr)&d->cinfo, message);
+        vips_error("VipsJpeg", "%s", message);
+        mi_jpeg_release(d);
+        return -1;
+    }
+    jpeg_create_decompress(&d->cinfo);
+    if (filename) {
+        if (!(d->file = fopen(filename, "rb"))) {
+            vips_error("VipsJpeg", "unable to open \"%s\": %s", filename, strerror(errno));
+            mi_jpeg_release(d);
+            return -1;
+        }
+        jpeg_stdio_src(&d->cinfo, d->file);
+    } else {
+        jpeg_mem_src(&d->cinfo, (const unsigned char *)buf, (unsigned long)len);
+    }
+    if (to_srgb) jpeg_save_markers(&d->cinfo, JPEG_APP0 + 2, 0xFFFF);
+    jpeg_read_header(&d->cinfo, TRUE);
+    d->cinfo.scale_num = (unsigned int)scale;
+    d->cinfo.scale_denom = 8;
+    jpeg_start_decompress(&d->cinfo);
+    int bands = d->cinfo.output_components, decoded_width = (int)d->cinfo.output_width;
+    if (bands != 1 && bands != 3) ERREXIT(&d->cinfo, JERR_CONVERSION_NOTIMPL);
+    if (width > decoded_width) width = decoded_width;
+    if (height > (int)d->cinfo.output_height) height = (int)d->cinfo.output_height;
+    size_t line = (size_t)decoded_width * (size_t)bands;
+    if (!(d->vertical = malloc(line * (size_t)height))) ERREXIT(&d->cinfo, JERR_OUT_OF_MEMORY);
+    mi_jpeg_read_rows(d, line, height);
+    if (width == decoded_width) {
+        d->pixels = d->vertical;
+        d->vertical = NULL;
+    } else if (!(d->pixels = malloc((size_t)width * (size_t)height * (size_t)bands)) ||
+               mi_reduce_horizontally(d->vertical, decoded_width, height, bands, width, d->pixels)) {
+        ERREXIT(&d->cinfo, JERR_OUT_OF_MEMORY);
+    }
+    if (to_srgb) jpeg_read_icc_profile(&d->cinfo, &d->icc, &d->icc_length);
+
+    VipsImage *image = vips_image_new_from_memory(d->pixels, (size_t)width * (size_t)height * (size_t)bands,
+                                                  width, height, bands, VIPS_FORMAT_UCHAR);
+    if (!image) {
+        mi_jpeg_release(d);
+        return -1;
+    }
+    g_signal_connect(image, "postclose", G_CALLBACK(mi_free_pixels), d->pixels);
+    d->pixels = NULL;
+    image->Type = bands == 1 ? VIPS_INTERPRETATION_B_W : VIPS_INTERPRETATION_sRGB;
+    if (d->icc) vips_image_set_blob_copy(image, VIPS_META_ICC_NAME, d->icc, d->icc_length);
+    int converted = d->icc != NULL;
+    mi_jpeg_release(d);
+
+    VipsImage *next;
+    if (converted) {
+        int failed = vips_icc_transform(image, &next, "srgb", "embedded", TRUE, NULL);
+        g_object_unref(image);
+        if (failed) return -1;
+        image = next;
+    }
+    if (orientation > 1) {
+        vips_image_set_int(image, VIPS_META_ORIENTATION, orientation);
+        int failed = vips_autorot(image, &next, NULL);
+        g_object_unref(image);
+        if (failed) return -1;
+        image = next;
+    }
+    *out = image;
+    return 0;
+}
+
+#endif
