@@ -69,7 +69,7 @@ static inline void mi_jpeg_read_rows(mi_jpeg_decode *d, size_t line, int height)
         return;
     }
     if (mi_filter_make(&d->rows, rows, height) ||
-        !(d->ring = malloc(line * (size_t)d->rows.taps)) || !(d->lines = malloc(sizeof(uint8_t *) * (size_t)d->rows.taps)))
+        !(d->ring = malloc(line * (size_t)d->rows.taps)) || !(d->lines = malloc(sizeof(uint8_t *) * (size_t)(d->rows.taps + 1))))
         ERREXIT(cinfo, JERR_OUT_OF_MEMORY);
     int taps = d->rows.taps, decoded = 0;
     for (int y = 0; y < height; y++) {
@@ -77,8 +77,8 @@ static inline void mi_jpeg_read_rows(mi_jpeg_decode *d, size_t line, int height)
             JSAMPROW row = d->ring + (size_t)(decoded % taps) * line;
             jpeg_read_scanlines(cinfo, &row, 1);
         }
-        for (int k = 0; k < taps; k++) d->lines[k] = d->ring + (size_t)((d->rows.first[y] + k) % taps) * line;
-        mi_reduce_line(d->lines, d->rows.weights + (size_t)y * (size_t)taps, taps, d->vertical + (size_t)y * line, line);
+        for (int k = 0; k <= taps; k++) d->lines[k] = d->ring + (size_t)((d->rows.first[y] + (k < taps ? k : k - 1)) % taps) * line;
+        mi_reduce_line(d->lines, &d->rows, y, d->vertical + (size_t)y * line, line);
     }
 }
 
@@ -129,8 +129,7 @@ static inline int mi_jpeg_thumbnail(const char *filename, const void *buf, size_
     if (width == decoded_width) {
         d->pixels = d->vertical;
         d->vertical = NULL;
-    } else if (!(d->pixels = malloc((size_t)width * (size_t)height * (size_t)bands)) ||
-               mi_reduce_horizontally(d->vertical, decoded_width, height, bands, width, d->pixels)) {
+    } else if (!(d->pixels = mi_reduce_horizontally(&d->vertical, decoded_width, height, bands, width))) {
         ERREXIT(&d->cinfo, JERR_OUT_OF_MEMORY);
     }
     if (to_srgb) jpeg_read_icc_profile(&d->cinfo, &d->icc, &d->icc_length);

@@ -20,10 +20,13 @@ struct JPEGFit: Equatable {
         // libvips' rounding of a fit (half up), so both decode paths give the same sizes.
         let fitted = (width: max(1, Int(Double(uprightWidth) * factor + 0.5)), height: max(1, Int(Double(uprightHeight) * factor + 0.5)))
         (width, height) = header.orientation >= 5 ? (fitted.height, fitted.width) : fitted
-        let (stored, target) = ((header.width, header.height), (width * headroom, height * headroom))
+        // Headroom over the exact scaled size, not the rounded one: 2048×878 fitted into 512 is 512×220
+        // (219.5 rounded), and 1/2 scale (1024×439) has the headroom a 5/8 decode would only add to.
+        let stored = (width: header.width, height: header.height)
+        let needed = (width: Int(Double(stored.width) * factor * Double(headroom)), height: Int(Double(stored.height) * factor * Double(headroom)))
         // libjpeg rounds a scaled side up.
         scale = (1...8).first { m in
-            (stored.0 * m + 7) / 8 >= min(target.0, stored.0) && (stored.1 * m + 7) / 8 >= min(target.1, stored.1)
+            (stored.width * m + 7) / 8 >= min(needed.width, stored.width) && (stored.height * m + 7) / 8 >= min(needed.height, stored.height)
         } ?? 8
     }
 }

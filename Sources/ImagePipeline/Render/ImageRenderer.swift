@@ -51,6 +51,8 @@ public struct ImageRenderer: Sendable {
         switch spec.effectiveResizing(uprightWidth: decoded.width, uprightHeight: decoded.height) {
         case .fit, .auto:
             guard w > 0 || h > 0 else { return decoded }
+            // Decoding already fitted it into this box (see `RenderSpec.decodeBox`).
+            if !spec.enlarge, decoded.width <= (w > 0 ? w : decoded.width), decoded.height <= (h > 0 ? h : decoded.height) { return decoded }
             return try decoded.fitting(box: (w > 0 ? w : DecodedImage.unbounded, h > 0 ? h : DecodedImage.unbounded),
                                        crop: VIPS_INTERESTING_NONE, enlarge: spec.enlarge)
         case .force:
