@@ -52,7 +52,7 @@ with tempfile.TemporaryDirectory() as work:
         vips("resize", work / "float.v", work / "resized.v", scale, "--kernel", "lanczos3")
         vips("round", work / "resized.v", work / "rounded.v", "rint")
         vips("cast", work / "rounded.v", work / "reference.png", "uchar")
-        vips("thumbnail", source, work / "before.png", BOX, "--height", BOX)
+        vips("thumbnail", source, work / "before.png", BOX, "--height", BOX, "--size", "down")
         for way in ("now", "draft"):
             (work / f"{source.stem}.{way}.png").rename(work / f"{way}.png")
         with Image.open(source) as image:

@@ -1,8 +1,9 @@
-// A JPEG decoded straight to the size a fit needs: libjpeg's DCT scaling by any M/8, then the Lanczos3
-// shrink of reduce.h applied to rows as the decoder hands them over, so the decoded image never exists
-// at full height. libvips' jpegload only scales by 1/2, 1/4 and 1/8 and `vips_thumbnail` then runs a
-// per-image pipeline with a scalar horizontal reduce; this path is what the caller uses for every
-// RGB or greyscale JPEG (CMYK goes through libvips and its profile handling).
+// A JPEG decoded straight to the size a fit needs: libjpeg's DCT scaling (the scale the caller picks),
+// then the Lanczos3 shrink of reduce.h applied to rows as the decoder hands them over, so the decoded
+// image never exists at full height. `vips_thumbnail` does the same in principle, through a per-image
+// pipeline (threads, regions, a line cache) and a scalar horizontal reduce, which on a 2K JPEG fitted
+// into 512 px cost as much as the decode itself. The caller uses this for every RGB or greyscale JPEG
+// (CMYK goes through libvips and its profile handling).
 #ifndef MARKET_IMAGES_CVIPS_JPEG_H
 #define MARKET_IMAGES_CVIPS_JPEG_H
 
@@ -58,7 +59,7 @@ static inline void mi_free_pixels(VipsImage *image, void *pixels) {
 
 /// Rows of the DCT-scaled image into `d->vertical`, shrunk to `height` rows as they arrive: a ring of
 /// as many rows as the filter has taps is all that is held.
-static inline void mi_jpeg_read_rows(mi_jpeg_decode *d, size_t line, int height) {
+static inline void mi_jpeg_read_rows(mi_jpeg_decode *d, size_t line, int height, double shrink) {
     struct jpeg_decompress_struct *cinfo = &d->cinfo;
     int rows = (int)cinfo->output_height;
     if (height == rows) {
@@ -68,7 +69,7 @@ static inline void mi_jpeg_read_rows(mi_jpeg_decode *d, size_t line, int height)
         }
         return;
     }
-    if (mi_filter_make(&d->rows, rows, height) ||
+    if (mi_filter_make(&d->rows, rows, height, shrink, cinfo->image_height * cinfo->scale_num / 8.0) ||
         !(d->ring = malloc(line * (size_t)d->rows.taps)) || !(d->lines = malloc(sizeof(uint8_t *) * (size_t)(d->rows.taps + 1))))
         ERREXIT(cinfo, JERR_OUT_OF_MEMORY);
     int taps = d->rows.taps, decoded = 0;
@@ -83,9 +84,10 @@ static inline void mi_jpeg_read_rows(mi_jpeg_decode *d, size_t line, int height)
 }
 
 /// Decodes a JPEG file (or, when `filename` is NULL, `len` bytes at `buf`) at `scale`/8 and shrinks it
-/// into `width` × `height` (stored orientation; never enlarged) with Lanczos3. With `to_srgb`, an
-/// embedded profile is converted to sRGB; then the image is turned upright by EXIF `orientation`.
-static inline int mi_jpeg_thumbnail(const char *filename, const void *buf, size_t len, int scale,
+/// by `shrink` on both axes into `width` × `height` (stored orientation; never enlarged) with Lanczos3.
+/// With `to_srgb`, an embedded profile is converted to sRGB; then the image is turned upright by EXIF
+/// `orientation`.
+static inline int mi_jpeg_thumbnail(const char *filename, const void *buf, size_t len, int scale, double shrink,
                                     int width, int height, int orientation, int to_srgb, VipsImage **out) {
     mi_jpeg_decode *d = calloc(1, sizeof(mi_jpeg_decode));
     if (!d) {
@@ -125,11 +127,12 @@ static inline int mi_jpeg_thumbnail(const char *filename, const void *buf, size_
     if (height > (int)d->cinfo.output_height) height = (int)d->cinfo.output_height;
     size_t line = (size_t)decoded_width * (size_t)bands;
     if (!(d->vertical = malloc(line * (size_t)height))) ERREXIT(&d->cinfo, JERR_OUT_OF_MEMORY);
-    mi_jpeg_read_rows(d, line, height);
+    mi_jpeg_read_rows(d, line, height, shrink);
     if (width == decoded_width) {
         d->pixels = d->vertical;
         d->vertical = NULL;
-    } else if (!(d->pixels = mi_reduce_horizontally(&d->vertical, decoded_width, height, bands, width))) {
+    } else if (!(d->pixels = mi_reduce_horizontally(&d->vertical, decoded_width, height, bands, width, shrink,
+                                                      d->cinfo.image_width * d->cinfo.scale_num / 8.0))) {
         ERREXIT(&d->cinfo, JERR_OUT_OF_MEMORY);
     }
     if (to_srgb) jpeg_read_icc_profile(&d->cinfo, &d->icc, &d->icc_length);

@@ -18,6 +18,18 @@
 
 #define MI_PRECISION 14
 
+/// Whether the shrink takes its AVX2 path; set once at start-up (`mi_reduce_choose_avx2`), before any
+/// thread decodes. Off, it takes the SSE2 path, whose results are the same bytes.
+static int mi_reduce_avx2 = 0;
+
+static inline void mi_reduce_choose_avx2(int allowed) {
+#if defined(__x86_64__)
+    mi_reduce_avx2 = allowed && __builtin_cpu_supports("avx2");
+#else
+    (void)allowed;
+#endif
+}
+
 /// The taps of a shrink from `in` samples to `out`: for output `i`, `taps` weights starting at input
 /// `first[i]`. Windows are moved inside the image at its edges (padding with zero weights), so every
 /// output reads exactly `taps` inputs and `first` never decreases.
@@ -46,9 +58,12 @@ static inline void mi_filter_free(mi_filter *f) {
     f->pairs = NULL;
 }
 
-/// Pixel centres map as libvips and Pillow map them: output i covers input (i + 0.5) * in / out.
-static inline int mi_filter_make(mi_filter *f, int in, int out) {
-    double scale = (double)in / out, support = 3 * scale;
+/// Output i is centred on input (i + 0.5) × scale. The scale is the fit's, the same on both axes, not
+/// in / out: 439 rows fitted at 1/2 are 220 (219.5 rounded), and 439 / 220 would stretch the picture.
+/// `extent` is how many inputs the picture really spans: a DCT-scaled decode rounds its last row or
+/// column up (333 rows at 1/4 are 84, spanning 83.25).
+static inline int mi_filter_make(mi_filter *f, int in, int out, double scale, double extent) {
+    double support = 3 * scale;
     int taps = (int)ceil(support) * 2 + 1;
     if (taps > in) taps = in;
     f->taps = taps;
@@ -61,8 +76,11 @@ static inline int mi_filter_make(mi_filter *f, int in, int out) {
         free(w);
         return -1;
     }
+    // When out × scale is not exactly in, the grid is centred on the input, the slack split equally
+    // between both ends, as libvips does.
+    double origin = (out * scale - extent) / 2;
     for (int i = 0; i < out; i++) {
-        double centre = (i + 0.5) * scale;
+        double centre = (i + 0.5) * scale - origin;
         int lo = (int)floor(centre - support + 0.5), hi = (int)floor(centre + support + 0.5);
         if (lo < 0) lo = 0;
         if (hi > in) hi = in;
@@ -128,7 +146,7 @@ static inline void mi_reduce_line(const uint8_t *const *lines, const mi_filter *
 #if defined(__x86_64__)
     int pairs = (taps + 1) / 2;
     const int32_t *pair = f->pairs + (size_t)i * (size_t)pairs;
-    if (__builtin_cpu_supports("avx2")) x = mi_reduce_line_avx2(lines, pair, pairs, out, bytes);
+    if (mi_reduce_avx2) x = mi_reduce_line_avx2(lines, pair, pairs, out, bytes);
     const __m128i zero = _mm_setzero_si128();
     for (; x + 16 <= bytes; x += 16) {
         __m128i acc0 = _mm_set1_epi32(1 << (MI_PRECISION - 1)), acc1 = acc0, acc2 = acc0, acc3 = acc0;
@@ -201,14 +219,15 @@ static inline void mi_transpose(const uint8_t *in, uint8_t *out, int width, int 
 
 #undef MI_TRANSPOSE
 
-/// The horizontal half of a shrink: `*in` is `width` × `height` pixels, already at their final height,
+/// The horizontal half of a shrink by `scale` (see `mi_filter_make` for `extent`): `*in` is `width` × `height` pixels, already at their final height,
 /// and is freed (and set to NULL) as soon as it has been turned, so at most two copies are alive at a
 /// time; the result, `out_width` × `height`, is returned (malloc'd), or NULL when memory ran out.
-static inline uint8_t *mi_reduce_horizontally(uint8_t **in, int width, int height, int bands, int out_width) {
+static inline uint8_t *mi_reduce_horizontally(uint8_t **in, int width, int height, int bands, int out_width, double scale,
+                                              double extent) {
     mi_filter f = {0};
     size_t column = (size_t)height * (size_t)bands;
     uint8_t *turned = malloc((size_t)width * column), *reduced = NULL, *out = NULL;
-    if (turned && mi_filter_make(&f, width, out_width) == 0) {
+    if (turned && mi_filter_make(&f, width, out_width, scale, extent) == 0) {
         mi_transpose(*in, turned, width, height, bands);
         free(*in);
         *in = NULL;

@@ -3,15 +3,18 @@
 /// libjpeg's scaled IDCT is a block-wise shrink that aliases, so the decode stops where a Lanczos3
 /// pass still has at least `headroom` times the output to shrink from: with 2 (libvips' own rule, and
 /// the default) the scaled decode leaves no trace — SSIM against a full decode with float Lanczos3 is
-/// the same as `vips_thumbnail`'s, 0.9983 on the benchmark's 2K JPEGs; straight to the box (1) it is
-/// 0.986 (`Benchmarks/decode_quality.py`). libvips only scales by 1/2, 1/4 and 1/8; any M/8 lets a
-/// 1940 px photo fitted into 512 px decode at 5/8 where libvips decodes it whole.
+/// that of `vips_thumbnail` (`Benchmarks/decode_quality.py`); straight to the box (1) it is visibly
+/// softer and blockier. Only 1/8, 1/4, 1/2 and 1: libjpeg-turbo scales by any M/8, but at 3/8, 5/8,
+/// 3/4 and 7/8 it enlarges 4:2:0 chroma through 6-, 10-, 12- and 14-point IDCTs that ring (a 600×450
+/// photo fitted into 160 px is 2.6 levels from the full decode at 5/8, 1.0 at 1/2).
 struct JPEGFit: Equatable {
     /// The output size in the file's stored orientation (what the decoder produces before turning).
     var width: Int
     var height: Int
-    /// Decode at scale/8, 1...8.
+    /// Decode at scale/8: 1, 2, 4 or 8.
     var scale: Int
+    /// How much the Lanczos pass shrinks the decoded image, on both axes (1: not at all).
+    var shrink: Double
 
     /// `box` is in upright dimensions, as callers see the photo; never enlarges.
     init(header: ImageHeader, box: (width: Int, height: Int), headroom: Int) {
@@ -25,8 +28,9 @@ struct JPEGFit: Equatable {
         let stored = (width: header.width, height: header.height)
         let needed = (width: Int(Double(stored.width) * factor * Double(headroom)), height: Int(Double(stored.height) * factor * Double(headroom)))
         // libjpeg rounds a scaled side up.
-        scale = (1...8).first { m in
+        scale = [1, 2, 4, 8].first { m in
             (stored.width * m + 7) / 8 >= min(needed.width, stored.width) && (stored.height * m + 7) / 8 >= min(needed.height, stored.height)
         } ?? 8
+        shrink = Double(scale) / 8 / factor
     }
 }
