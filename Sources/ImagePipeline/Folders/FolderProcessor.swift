@@ -59,17 +59,13 @@ public struct FolderProcessor: Sendable {
             return report
         }
 
-        // Largest files first: the photo that takes longest (a 12 MP HEIC) then starts while the others
-        // fill the other workers, instead of starting last and leaving one worker alone at the end.
-        let sizes = pending.map { (try? FileStatus.of(photos[$0].path).get().size) ?? 0 }
-        let order = pending.indices.sorted { sizes[$0] > sizes[$1] }.map { pending[$0] }
         let stop = StopSignal()
         let worker = PhotoWorker(job: job, records: records, folder: folder)
-        (pool ?? ImageWorkPool(workers: min(job.jobs, max(1, order.count)))).forEach(order.count) { position in
+        (pool ?? ImageWorkPool(workers: min(job.jobs, max(1, pending.count)))).forEach(pending.count) { position in
             guard !stop.isSet else { return }
-            let photo = photos[order[position]]
+            let photo = photos[pending[position]]
             do throws(ImagePipelineError) {
-                onEvent(.finished(try worker.process(photo, work[order[position]])))
+                onEvent(.finished(try worker.process(photo, work[pending[position]])))
             } catch {
                 stop.set(error)
             }
