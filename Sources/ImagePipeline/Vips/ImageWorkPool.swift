@@ -74,7 +74,9 @@ public final class ImageWorkPool: Sendable {
         }
 
         private let condition = NSCondition()
-        private var jobs: [Job] = []
+        /// Jobs before `head` have been taken; their slots are emptied at once, since a job's closure
+        /// holds what it works on (a downloaded source is its whole body) until the array is compacted.
+        private var jobs: [Job?] = []
         private var head = 0
         private var lastID: UInt64 = 0
         private var stopped = false
@@ -102,7 +104,7 @@ public final class ImageWorkPool: Sendable {
 
         func cancel(id: UInt64) {
             let job: Job? = condition.withLock {
-                guard let index = jobs[head...].firstIndex(where: { $0.id == id }) else { return nil }
+                guard let index = jobs[head...].firstIndex(where: { $0?.id == id }) else { return nil }
                 return jobs.remove(at: index)
             }
             job?.body(true)
@@ -117,6 +119,7 @@ public final class ImageWorkPool: Sendable {
                 while head == jobs.count && !stopped { condition.wait() }
                 guard head < jobs.count else { return nil }
                 let job = jobs[head]
+                jobs[head] = nil
                 head += 1
                 // Compact now and then, so the array does not grow for the life of a service.
                 if head > 1024, head * 2 > jobs.count {
