@@ -73,20 +73,10 @@ if let folder = options.save {
     exit(0)
 }
 
-/// The scale the default path decodes at: the smallest of 1/8, 1/4, 1/2, 1 still twice the fit (see `JPEGFit`).
-func dctScale(_ header: ImageHeader) -> Int {
-    let factor = min(Double(box) / Double(header.width), Double(box) / Double(header.height))
-    let needed: (width: Int, height: Int) = (Int(Double(header.width) * factor * 2), Int(Double(header.height) * factor * 2))
-    for m in [1, 2, 4, 8] where (header.width * m + 7) / 8 >= needed.width && (header.height * m + 7) / 8 >= needed.height {
-        return m
-    }
-    return 8
-}
-
 let paths = [
     Path(name: "floor: libjpeg decode at the job's DCT scale, nothing else", stages: ["decode"]) { file in
-        let header = try ImageHeader.read(file: file)
-        let scale = dctScale(header)
+        // The scale the default path decodes at.
+        let scale = JPEGFit(header: try ImageHeader.read(file: file), box: (box, box), headroom: 2).scale
         var out: UnsafeMutablePointer<VipsImage>?
         let time = try seconds { try check(mi_jpeg_thumbnail(file, nil, 0, Int32(scale), 1, Int32.max, Int32.max, 1, 0, &out), "decode") }
         g_object_unref(out)

@@ -85,7 +85,9 @@ public struct DecodedImage: Sendable {
     }
 
     /// A copy resized into a box, cropped to fill it unless `crop` is none; enlarged only if asked.
+    /// An image already inside the box is itself the fit (a decode usually fitted it already).
     func fitting(box: (width: Int, height: Int), crop: VipsInteresting, enlarge: Bool = false) throws(ImagePipelineError) -> DecodedImage {
+        if crop == VIPS_INTERESTING_NONE, !enlarge, width <= box.width, height <= box.height { return self }
         let width = try VipsArgument.int32(min(box.width, Self.unbounded), "width")
         let height = try VipsArgument.int32(min(box.height, Self.unbounded), "height")
         let size = enlarge ? VIPS_SIZE_BOTH : VIPS_SIZE_DOWN

@@ -41,7 +41,6 @@ public struct ImageRenderer: Sendable {
         (square.width, square.height, square.resizing, square.framing) = (side, side, .fillDown, nil)
         let master = try ImageRenderer(spec: square).resizeUnframed(decoded)
         let box = (width: spec.width > 0 ? spec.width : DecodedImage.unbounded, height: spec.height > 0 ? spec.height : DecodedImage.unbounded)
-        guard spec.enlarge || master.width > box.width || master.height > box.height else { return master }
         return try master.fitting(box: box, crop: VIPS_INTERESTING_NONE, enlarge: spec.enlarge)
     }
 
@@ -51,8 +50,6 @@ public struct ImageRenderer: Sendable {
         switch spec.effectiveResizing(uprightWidth: decoded.width, uprightHeight: decoded.height) {
         case .fit, .auto:
             guard w > 0 || h > 0 else { return decoded }
-            // Decoding already fitted it into this box (see `RenderSpec.decodeBox`).
-            if !spec.enlarge, decoded.width <= (w > 0 ? w : decoded.width), decoded.height <= (h > 0 ? h : decoded.height) { return decoded }
             return try decoded.fitting(box: (w > 0 ? w : DecodedImage.unbounded, h > 0 ? h : DecodedImage.unbounded),
                                        crop: VIPS_INTERESTING_NONE, enlarge: spec.enlarge)
         case .force:
