@@ -18,15 +18,15 @@
 
 #define MI_PRECISION 14
 
-/// Whether the shrink takes its AVX2 path; set once at start-up (`mi_reduce_choose_avx2`), before any
-/// thread decodes. Off, it takes the SSE2 path, whose results are the same bytes.
-static int mi_reduce_avx2 = 0;
-
-static inline void mi_reduce_choose_avx2(int allowed) {
+/// Whether the shrink may take its AVX2 path: the CPU has it and `MARKET_IMAGES_NO_AVX2` is not set
+/// (then it takes the SSE2 path, whose results are the same bytes). Asked once per filter, not kept in
+/// a static: a `static` in this header is one variable per Swift source file that imports it, so a
+/// switch set at start-up from one file was never seen by the decode in another.
+static inline int mi_reduce_may_use_avx2(void) {
 #if defined(__x86_64__)
-    mi_reduce_avx2 = allowed && __builtin_cpu_supports("avx2");
+    return __builtin_cpu_supports("avx2") && !getenv("MARKET_IMAGES_NO_AVX2");
 #else
-    (void)allowed;
+    return 0;
 #endif
 }
 
@@ -40,6 +40,8 @@ typedef struct {
     /// The same weights two at a time, as pmaddwd takes them: (w[2p], w[2p + 1]) in one int32, an odd
     /// last tap paired with zero. (taps + 1) / 2 per output.
     int32_t *pairs;
+    /// See `mi_reduce_may_use_avx2`.
+    int avx2;
 } mi_filter;
 
 static inline double mi_lanczos3(double x) {
@@ -67,6 +69,7 @@ static inline int mi_filter_make(mi_filter *f, int in, int out, double scale, do
     int taps = (int)ceil(support) * 2 + 1;
     if (taps > in) taps = in;
     f->taps = taps;
+    f->avx2 = mi_reduce_may_use_avx2();
     f->first = malloc(sizeof(int) * (size_t)out);
     f->weights = calloc((size_t)out * (size_t)taps, sizeof(int16_t));
     f->pairs = malloc(sizeof(int32_t) * (size_t)out * (size_t)((taps + 1) / 2));
@@ -112,30 +115,36 @@ static inline uint8_t mi_clamp(int32_t sum) {
 }
 
 #if defined(__x86_64__)
-/// 32 bytes at a time with AVX2, where the CPU has it: the same steps as below on twice the width
-/// (unpacks and packs work within 128-bit lanes, so the order comes back out as it went in).
-__attribute__((target("avx2"))) static inline size_t mi_reduce_line_avx2(const uint8_t *const *lines, const int32_t *pair, int pairs,
-                                                                         uint8_t *out, size_t bytes) {
-    const __m256i zero = _mm256_setzero_si256();
-    size_t x = 0;
-    for (; x + 32 <= bytes; x += 32) {
-        __m256i acc0 = _mm256_set1_epi32(1 << (MI_PRECISION - 1)), acc1 = acc0, acc2 = acc0, acc3 = acc0;
-        for (int p = 0; p < pairs; p++) {
-            __m256i weights = _mm256_set1_epi32(pair[p]);
-            __m256i a = _mm256_loadu_si256((const __m256i *)(lines[2 * p] + x));
-            __m256i b = _mm256_loadu_si256((const __m256i *)(lines[2 * p + 1] + x));
-            __m256i low = _mm256_unpacklo_epi8(a, b), high = _mm256_unpackhi_epi8(a, b);
-            acc0 = _mm256_add_epi32(acc0, _mm256_madd_epi16(_mm256_unpacklo_epi8(low, zero), weights));
-            acc1 = _mm256_add_epi32(acc1, _mm256_madd_epi16(_mm256_unpackhi_epi8(low, zero), weights));
-            acc2 = _mm256_add_epi32(acc2, _mm256_madd_epi16(_mm256_unpacklo_epi8(high, zero), weights));
-            acc3 = _mm256_add_epi32(acc3, _mm256_madd_epi16(_mm256_unpackhi_epi8(high, zero), weights));
-        }
-        __m256i first = _mm256_packs_epi32(_mm256_srai_epi32(acc0, MI_PRECISION), _mm256_srai_epi32(acc1, MI_PRECISION));
-        __m256i second = _mm256_packs_epi32(_mm256_srai_epi32(acc2, MI_PRECISION), _mm256_srai_epi32(acc3, MI_PRECISION));
-        _mm256_storeu_si256((__m256i *)(out + x), _mm256_packus_epi16(first, second));
+/// Bytes [x, bytes) of one output line, as many whole vectors as fit: taps in pairs, each pair's two
+/// lines interleaved byte by byte and widened, so one pmaddwd multiplies and adds both; returns where it
+/// stopped. One body for SSE2 (16 bytes) and AVX2 (32, where the CPU has it): unpacks and packs work
+/// within 128-bit lanes, so the order comes back out as it went in at either width.
+#define MI_REDUCE_VECTORS(NAME, ATTRIBUTES, V, P, SI, WIDTH)                                                         \
+    ATTRIBUTES static inline size_t NAME(const uint8_t *const *lines, const int32_t *pair, int pairs, uint8_t *out, \
+                                         size_t x, size_t bytes) {                                                   \
+        const V zero = P##_setzero_##SI();                                                                           \
+        for (; x + WIDTH <= bytes; x += WIDTH) {                                                                     \
+            V acc0 = P##_set1_epi32(1 << (MI_PRECISION - 1)), acc1 = acc0, acc2 = acc0, acc3 = acc0;                 \
+            for (int p = 0; p < pairs; p++) {                                                                        \
+                V weights = P##_set1_epi32(pair[p]);                                                                 \
+                V a = P##_loadu_##SI((const V *)(lines[2 * p] + x));                                                 \
+                V b = P##_loadu_##SI((const V *)(lines[2 * p + 1] + x));                                             \
+                V low = P##_unpacklo_epi8(a, b), high = P##_unpackhi_epi8(a, b);                                     \
+                acc0 = P##_add_epi32(acc0, P##_madd_epi16(P##_unpacklo_epi8(low, zero), weights));                   \
+                acc1 = P##_add_epi32(acc1, P##_madd_epi16(P##_unpackhi_epi8(low, zero), weights));                   \
+                acc2 = P##_add_epi32(acc2, P##_madd_epi16(P##_unpacklo_epi8(high, zero), weights));                  \
+                acc3 = P##_add_epi32(acc3, P##_madd_epi16(P##_unpackhi_epi8(high, zero), weights));                  \
+            }                                                                                                        \
+            V first = P##_packs_epi32(P##_srai_epi32(acc0, MI_PRECISION), P##_srai_epi32(acc1, MI_PRECISION));       \
+            V second = P##_packs_epi32(P##_srai_epi32(acc2, MI_PRECISION), P##_srai_epi32(acc3, MI_PRECISION));      \
+            P##_storeu_##SI((V *)(out + x), P##_packus_epi16(first, second));                                        \
+        }                                                                                                            \
+        return x;                                                                                                    \
     }
-    return x;
-}
+
+MI_REDUCE_VECTORS(mi_reduce_vectors_avx2, __attribute__((target("avx2"))), __m256i, _mm256, si256, 32)
+MI_REDUCE_VECTORS(mi_reduce_vectors_sse2, , __m128i, _mm, si128, 16)
+#undef MI_REDUCE_VECTORS
 #endif
 
 /// One output line of `f`'s output `i`: `bytes` bytes, each the weighted sum of the same byte of the
@@ -146,24 +155,8 @@ static inline void mi_reduce_line(const uint8_t *const *lines, const mi_filter *
 #if defined(__x86_64__)
     int pairs = (taps + 1) / 2;
     const int32_t *pair = f->pairs + (size_t)i * (size_t)pairs;
-    if (mi_reduce_avx2) x = mi_reduce_line_avx2(lines, pair, pairs, out, bytes);
-    const __m128i zero = _mm_setzero_si128();
-    for (; x + 16 <= bytes; x += 16) {
-        __m128i acc0 = _mm_set1_epi32(1 << (MI_PRECISION - 1)), acc1 = acc0, acc2 = acc0, acc3 = acc0;
-        for (int p = 0; p < pairs; p++) {
-            __m128i weights = _mm_set1_epi32(pair[p]);
-            __m128i a = _mm_loadu_si128((const __m128i *)(lines[2 * p] + x));
-            __m128i b = _mm_loadu_si128((const __m128i *)(lines[2 * p + 1] + x));
-            __m128i low = _mm_unpacklo_epi8(a, b), high = _mm_unpackhi_epi8(a, b);
-            acc0 = _mm_add_epi32(acc0, _mm_madd_epi16(_mm_unpacklo_epi8(low, zero), weights));
-            acc1 = _mm_add_epi32(acc1, _mm_madd_epi16(_mm_unpackhi_epi8(low, zero), weights));
-            acc2 = _mm_add_epi32(acc2, _mm_madd_epi16(_mm_unpacklo_epi8(high, zero), weights));
-            acc3 = _mm_add_epi32(acc3, _mm_madd_epi16(_mm_unpackhi_epi8(high, zero), weights));
-        }
-        __m128i first = _mm_packs_epi32(_mm_srai_epi32(acc0, MI_PRECISION), _mm_srai_epi32(acc1, MI_PRECISION));
-        __m128i second = _mm_packs_epi32(_mm_srai_epi32(acc2, MI_PRECISION), _mm_srai_epi32(acc3, MI_PRECISION));
-        _mm_storeu_si128((__m128i *)(out + x), _mm_packus_epi16(first, second));
-    }
+    if (f->avx2) x = mi_reduce_vectors_avx2(lines, pair, pairs, out, x, bytes);
+    x = mi_reduce_vectors_sse2(lines, pair, pairs, out, x, bytes);
 #endif
     const int16_t *w = f->weights + (size_t)i * (size_t)taps;
     for (; x < bytes; x++) {
@@ -219,9 +212,9 @@ static inline void mi_transpose(const uint8_t *in, uint8_t *out, int width, int 
 
 #undef MI_TRANSPOSE
 
-/// The horizontal half of a shrink by `scale` (see `mi_filter_make` for `extent`): `*in` is `width` × `height` pixels, already at their final height,
-/// and is freed (and set to NULL) as soon as it has been turned, so at most two copies are alive at a
-/// time; the result, `out_width` × `height`, is returned (malloc'd), or NULL when memory ran out.
+/// The horizontal half of a shrink by `scale` (see `mi_filter_make` for `extent`): `*in` is `width` ×
+/// `height` pixels, already at their final height, and is freed (and set to NULL) as soon as it has
+/// been turned, so at most two copies are alive at a time; the result, `out_width` × `height`, is returned (malloc'd), or NULL when memory ran out.
 static inline uint8_t *mi_reduce_horizontally(uint8_t **in, int width, int height, int bands, int out_width, double scale,
                                               double extent) {
     mi_filter f = {0};

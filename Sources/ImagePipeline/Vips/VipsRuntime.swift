@@ -16,8 +16,6 @@ public enum VipsRuntime {
         if ProcessInfo.processInfo.environment["MARKET_IMAGES_VIPS_WARNINGS"] == nil {
             mi_silence_warnings()
         }
-        // The JPEG shrink's AVX2 path; MARKET_IMAGES_NO_AVX2 takes the SSE2 one (the same bytes, slower).
-        mi_reduce_choose_avx2(ProcessInfo.processInfo.environment["MARKET_IMAGES_NO_AVX2"] == nil ? 1 : 0)
         return .success(())
     }()
 
