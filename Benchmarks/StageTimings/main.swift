@@ -78,7 +78,13 @@ let paths = [
         // The scale the default path decodes at.
         let scale = JPEGFit(header: try ImageHeader.read(file: file), box: (box, box), headroom: 2).scale
         var out: UnsafeMutablePointer<VipsImage>?
-        let time = try seconds { try check(mi_jpeg_thumbnail(file, nil, 0, Int32(scale), 1, Int32.max, Int32.max, 1, 0, &out), "decode") }
+        // Reading the file is part of every path: the pipeline hands libvips bytes, never a name.
+        let time = try seconds {
+            let data = try Data(contentsOf: URL(fileURLWithPath: file))
+            try data.withUnsafeBytes { bytes in
+                try check(mi_jpeg_thumbnail(bytes.baseAddress, bytes.count, Int32(scale), 1, Int32.max, Int32.max, 1, 0, &out), "decode")
+            }
+        }
         g_object_unref(out)
         return [time]
     },
@@ -87,10 +93,13 @@ let paths = [
         var bytes: UnsafeMutableRawPointer?
         var length = 0
         let decode = try seconds {
-            _ = try ImageHeader.read(file: file)
+            let data = try Data(contentsOf: URL(fileURLWithPath: file))
+            _ = try ImageHeader.read(.data(data))
             var lazy: UnsafeMutablePointer<VipsImage>?
-            try check(mi_thumbnail(file, &lazy, Int32(box), Int32(box), nil), "thumbnail")
-            image = vips_image_copy_memory(lazy)
+            try data.withUnsafeBytes { bytes in
+                try check(mi_thumbnail_buffer(bytes.baseAddress, bytes.count, &lazy, Int32(box), Int32(box), nil), "thumbnail")
+                image = vips_image_copy_memory(lazy)
+            }
             g_object_unref(lazy)
         }
         let encode = try seconds { try check(mi_jpegsave_buffer(image, &bytes, &length, 80), "jpegsave") }

@@ -7,7 +7,6 @@
 #ifndef MARKET_IMAGES_CVIPS_JPEG_H
 #define MARKET_IMAGES_CVIPS_JPEG_H
 
-#include <errno.h>
 #include <setjmp.h>
 #include <stdio.h>
 #include <jpeglib.h>
@@ -20,7 +19,6 @@ typedef struct {
     struct jpeg_decompress_struct cinfo;
     struct jpeg_error_mgr errors;
     jmp_buf jump;
-    FILE *file;
     mi_filter rows;
     uint8_t *ring, *vertical, *pixels;
     const uint8_t **lines;
@@ -42,7 +40,6 @@ static inline void mi_jpeg_message(j_common_ptr cinfo, int level) {
 
 static inline void mi_jpeg_release(mi_jpeg_decode *d) {
     jpeg_destroy_decompress(&d->cinfo);
-    if (d->file) fclose(d->file);
     mi_filter_free(&d->rows);
     free(d->ring);
     free(d->vertical);
@@ -83,11 +80,11 @@ static inline void mi_jpeg_read_rows(mi_jpeg_decode *d, size_t line, int height,
     }
 }
 
-/// Decodes a JPEG file (or, when `filename` is NULL, `len` bytes at `buf`) at `scale`/8 and shrinks it
+/// Decodes `len` bytes of JPEG at `buf` at `scale`/8 and shrinks it
 /// by `shrink` on both axes into `width` × `height` (stored orientation; never enlarged) with Lanczos3.
 /// With `to_srgb`, an embedded profile is converted to sRGB; then the image is turned upright by EXIF
 /// `orientation`.
-static inline int mi_jpeg_thumbnail(const char *filename, const void *buf, size_t len, int scale, double shrink,
+static inline int mi_jpeg_thumbnail(const void *buf, size_t len, int scale, double shrink,
                                     int width, int height, int orientation, int to_srgb, VipsImage **out) {
     mi_jpeg_decode *d = calloc(1, sizeof(mi_jpeg_decode));
     if (!d) {
@@ -106,16 +103,7 @@ static inline int mi_jpeg_thumbnail(const char *filename, const void *buf, size_
         return -1;
     }
     jpeg_create_decompress(&d->cinfo);
-    if (filename) {
-        if (!(d->file = fopen(filename, "rb"))) {
-            vips_error("VipsJpeg", "unable to open \"%s\": %s", filename, strerror(errno));
-            mi_jpeg_release(d);
-            return -1;
-        }
-        jpeg_stdio_src(&d->cinfo, d->file);
-    } else {
-        jpeg_mem_src(&d->cinfo, (const unsigned char *)buf, (unsigned long)len);
-    }
+    jpeg_mem_src(&d->cinfo, (const unsigned char *)buf, (unsigned long)len);
     if (to_srgb) jpeg_save_markers(&d->cinfo, JPEG_APP0 + 2, 0xFFFF);
     jpeg_read_header(&d->cinfo, TRUE);
     d->cinfo.scale_num = (unsigned int)scale;

@@ -40,12 +40,8 @@ static inline void mi_silence_warnings(void) {
                       mi_discard_log, NULL);
 }
 
-/// Opens a file lazily: only the header is parsed, no pixels are decoded.
-static inline VipsImage *mi_open_header(const char *filename) {
-    return vips_image_new_from_file(filename, NULL);
-}
-
-/// The same for bytes in memory, which are not copied: they must outlive the returned image.
+/// Opens bytes in memory lazily: only the header is parsed, no pixels are decoded. The bytes are not
+/// copied: they must outlive the returned image. Files are read by the caller, never opened by name.
 static inline VipsImage *mi_open_header_buffer(const void *buf, size_t len) {
     return vips_image_new_from_buffer(buf, len, "", NULL);
 }
@@ -74,18 +70,9 @@ static inline const char *mi_loader_nickname(const char *type_name) {
 }
 
 /// Shrink-on-load decode into a box, never enlarging, upright by EXIF orientation, failing on damage
-/// instead of filling with grey. `export_profile` may be NULL: then no colour transform is made.
-static inline int mi_thumbnail(const char *filename, VipsImage **out, int width, int height,
-                               const char *export_profile) {
-    if (export_profile)
-        return vips_thumbnail(filename, out, width, "height", height, "size", VIPS_SIZE_DOWN,
-                              "export_profile", export_profile, "fail_on", VIPS_FAIL_ON_ERROR, NULL);
-    return vips_thumbnail(filename, out, width, "height", height, "size", VIPS_SIZE_DOWN,
-                          "fail_on", VIPS_FAIL_ON_ERROR, NULL);
-}
-
-/// The same from bytes in memory. Only the file variant forwards `fail_on` in 8.14; the buffer variant
-/// takes it through the loader's option string, or a truncated image would decode as grey.
+/// instead of filling with grey. `export_profile` may be NULL: then no colour transform is made. The
+/// buffer variant takes `fail_on` through the loader's option string on 8.14, or a truncated image
+/// would decode as grey.
 static inline int mi_thumbnail_buffer(const void *buf, size_t len, VipsImage **out, int width, int height,
                                       const char *export_profile) {
     if (export_profile)
@@ -97,11 +84,6 @@ static inline int mi_thumbnail_buffer(const void *buf, size_t len, VipsImage **o
 
 /// A full decode, failing on damage: for CMYK sources, whose embedded profile `vips_thumbnail`
 /// ignores on 8.14 (it converts with its built-in CMYK profile whatever the file carries).
-static inline int mi_load(const char *filename, VipsImage **out) {
-    *out = vips_image_new_from_file(filename, "fail_on", VIPS_FAIL_ON_ERROR, NULL);
-    return *out ? 0 : -1;
-}
-
 static inline int mi_load_buffer(const void *buf, size_t len, VipsImage **out) {
     *out = vips_image_new_from_buffer(buf, len, "", "fail_on", VIPS_FAIL_ON_ERROR, NULL);
     return *out ? 0 : -1;

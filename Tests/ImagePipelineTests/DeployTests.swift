@@ -69,6 +69,17 @@ final class DeployTests: FolderTestCase {
         let webpAgain = try await front.get(path, headers: ["Accept": "image/webp,*/*"])
         XCTAssertEqual(webp.header("Content-Type"), "image/webp")
         XCTAssertEqual(webpAgain.header("X-Cache-Status"), "HIT", "Accept headers are reduced to two cache keys")
+        let refusesWebP = try await front.get(path, headers: ["Accept": "image/webp ; q = 0, image/jpeg"])
+        XCTAssertEqual([refusesWebP.header("Content-Type"), refusesWebP.header("X-Cache-Status")], ["image/jpeg", "HIT"],
+                       "WebP at quality 0 is refused, spaces or not")
+
+        // A query string is no way around the cache: the key is the path.
+        for _ in 0..<5 {
+            let busted = try await front.get(path + "?cb=\(UInt32.random(in: 0...UInt32.max))", headers: ["Accept": "image/jpeg"])
+            XCTAssertEqual([busted.status], [200])
+            XCTAssertEqual(busted.header("X-Cache-Status"), "HIT")
+        }
+        XCTAssertEqual(service.logLines(containing: "/pr:list/dpr:3/").count, 2, "one JPEG and one WebP render:\n\(service.logText)")
         let forged = "/AAAA" + path.drop { $0 != "/" }.dropFirst().drop { $0 != "/" }
         for _ in 0..<2 {
             let refused = try await front.get(String(forged))

@@ -12,8 +12,9 @@ final class ImageProcessorTests: FolderTestCase {
         try FileManager.default.createSymbolicLink(atPath: input + "/escape.jpg", withDestinationPath: root + "/outside.txt")
         try FileManager.default.createSymbolicLink(atPath: input + "/inside.jpg", withDestinationPath: input + "/sku 1/a.jpg")
         let sources = try LocalSourceRoot(input)
-        XCTAssertEqual(sources.resolve("local:///sku 1/a.jpg")?.path, sources.path + "/sku 1/a.jpg")
-        XCTAssertEqual(sources.resolve("local:///inside.jpg")?.path, sources.path + "/sku 1/a.jpg", "a link that stays inside is fine")
+        let photo = try Data(contentsOf: URL(fileURLWithPath: input + "/sku 1/a.jpg"))
+        XCTAssertEqual(try sources.resolve("local:///sku 1/a.jpg")?.file.read(), photo)
+        XCTAssertEqual(try sources.resolve("local:///inside.jpg")?.file.read(), photo, "a link that stays inside is fine")
         for refused in ["local:///../outside.txt", "local:///sku 1/../../outside.txt", "local:///escape.jpg", "local://" + root + "/outside.txt",
                         "local:///sku 1", "local:///sku 1/a.jpg\u{0}.png", "local:///missing.jpg", "local:sku 1/a.jpg", "file:///etc/passwd",
                         "local:///./sku 1/a.jpg", "local:///"] {
@@ -27,6 +28,10 @@ final class ImageProcessorTests: FolderTestCase {
         var options = ProcessingOptions()
         XCTAssertEqual(processor.format(for: options, accept: "image/avif,image/webp,*/*", sourceHasAlpha: false).format, .webp)
         XCTAssertEqual(processor.format(for: options, accept: "image/webp;q=0, image/jpeg", sourceHasAlpha: false).format, .jpeg)
+        for refusal in ["image/webp ; q = 0", "image/webp;Q=0.000", "image/webp; level=1; q=0", "IMAGE/WEBP;q=0"] {
+            XCTAssertEqual(processor.format(for: options, accept: refusal + ", image/jpeg", sourceHasAlpha: false).format, .jpeg, refusal)
+        }
+        XCTAssertEqual(processor.format(for: options, accept: "image/webp ; q = 0.5", sourceHasAlpha: false).format, .webp)
         XCTAssertEqual(processor.format(for: options, accept: nil, sourceHasAlpha: true).format, .png)
         options.maxBytes = 20_000
         XCTAssertEqual(processor.format(for: options, accept: nil, sourceHasAlpha: true).format, .jpeg, "a budget needs a quality to lower")

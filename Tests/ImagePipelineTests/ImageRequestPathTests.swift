@@ -68,14 +68,20 @@ final class ImageRequestPathTests: XCTestCase {
         }
     }
 
-    /// `rs:fill:99999999:1` parses as options but is refused before any work: past the largest edge
-    /// the service allows (and at dpr 8, past it even from a sane number).
+    /// `rs:fill:65535:1` parses as options but is refused before any work: a crop past the largest
+    /// edge the service allows (and at dpr 8, past it even from a sane number). A fit past it is
+    /// clamped to it instead, since a fit never enlarges: `pr:upload/dpr:3` is the source up to the limit.
     func testOutputSizeIsBoundedByTheService() throws {
-        let huge = try parse("/rs:fill:65535:1/plain/local:///a.jpg").options
-        XCTAssertThrowsError(try huge.spec(format: .jpeg, defaultQuality: 80, maxOutputEdge: 4096))
-        let scaled = try parse("/w:1000/dpr:8/plain/local:///a.jpg").options
-        XCTAssertThrowsError(try scaled.spec(format: .jpeg, defaultQuality: 80, maxOutputEdge: 4096))
-        XCTAssertEqual(try parse("/w:512/dpr:8/plain/local:///a.jpg").options.spec(format: .jpeg, defaultQuality: 80, maxOutputEdge: 4096).width, 4096)
+        func spec(_ path: String) throws -> RenderSpec {
+            try parse(path).options.spec(format: .jpeg, defaultQuality: 80, maxOutputEdge: 4096)
+        }
+        XCTAssertThrowsError(try spec("/rs:fill:65535:1/plain/local:///a.jpg"))
+        XCTAssertThrowsError(try spec("/rs:force:1000:10/dpr:8/plain/local:///a.jpg"))
+        XCTAssertThrowsError(try spec("/rs:fit:5000:10/el:1/plain/local:///a.jpg"), "an enlarging fit would be that size")
+        XCTAssertEqual(try spec("/w:512/dpr:8/plain/local:///a.jpg").width, 4096)
+        let clamped = try spec("/w:1000/h:300/dpr:8/plain/local:///a.jpg")
+        XCTAssertEqual([clamped.width, clamped.height, clamped.maxEdge], [4096, 2400, 4096])
+        XCTAssertEqual(try spec("/pr:upload/dpr:3/plain/local:///a.jpg").width, 4096)
     }
 
     /// Seeded garbage: truncations, mutations and splices of valid paths, huge numbers, odd bytes.

@@ -26,9 +26,12 @@ final class JPEGDecodeTests: XCTestCase {
     private func libvipsThumbnail(_ path: String, box: (Int, Int)) throws -> DecodedImage {
         let header = try ImageHeader.read(file: path)
         let profile: String? = header.isCMYKOrProfiled ? "srgb" : nil
-        let image = try VipsImageHandle.make(origin: nil, { .damaged(format: "JPEG", detail: $0) }) { out in
-            mi_thumbnail(path, out, Int32(box.0), Int32(box.1), profile)
-        }.normalisedTo8BitDisplay().materialized()
+        let data = try Data(contentsOf: URL(fileURLWithPath: path))
+        let image = try ImageSource.pinning(data) { bytes throws(ImagePipelineError) in
+            try VipsImageHandle.make(origin: nil, { .damaged(format: "JPEG", detail: $0) }) { out in
+                mi_thumbnail_buffer(bytes.baseAddress, bytes.count, out, Int32(box.0), Int32(box.1), profile)
+            }.normalisedTo8BitDisplay().materialized()
+        }
         return DecodedImage(image: image, source: header)
     }
 

@@ -63,8 +63,10 @@ final class ServeTests: FolderTestCase {
         XCTAssertEqual(webp.header("Last-Modified"), formatter.string(from: modified))
         let again = try await service.get(list, headers: ["Accept": "image/webp"])
         XCTAssertEqual(again.body, webp.body)
-        let metrics = String(decoding: try await service.get("/metrics").body, as: UTF8.self)
+        let metrics = try await service.metrics()
         XCTAssertTrue(metrics.contains(#"market_images_cache_total{outcome="hit"} 1"#), metrics)
+        let publicMetrics = try await service.get("/metrics")
+        XCTAssertEqual(publicMetrics.status, 404, "metrics are served on their own port only")
 
         let budget = try await service.get(path("sku-1/IMG_1.jpg", ["rs:fit:1200:1200", "q:95", "mb:20000"], format: "jpg"))
         XCTAssertEqual(budget.status, 200)
@@ -141,7 +143,7 @@ final class ServeTests: FolderTestCase {
             return try await group.reduce(into: []) { $0.append($1) }
         }
         XCTAssertEqual(answers, Array(repeating: 200, count: 20))
-        let metrics = String(decoding: try await service.get("/metrics").body, as: UTF8.self)
+        let metrics = try await service.metrics()
         XCTAssertTrue(metrics.contains("market_images_processing_seconds_count 1"), metrics)
 
         let requests = (0..<8).map { path("sku-1/IMG_1.jpg", ["rs:fit:\(1400 + $0):\(1400 + $0)"]) }

@@ -16,12 +16,22 @@ public final class ServiceProcess: @unchecked Sendable {
     private var images: [Data] = []
     private var signatures: Set<String> = []
     public private(set) var base = URL(string: "http://127.0.0.1")!
+    /// Where `serve` answers `/metrics` (its own loopback port), if it does.
+    public private(set) var metricsBase: URL?
 
     /// Starts the service and waits until it says where it listens (or it exits: then `base` is
     /// unset and `waitForExit` tells why).
-    public init(_ arguments: [String], command: String = "serve", environment: [String: String] = [:]) throws {
+    /// `openFileLimit` starts it under `ulimit -n` that low, as a unit's `LimitNOFILE` would.
+    public init(_ arguments: [String], command: String = "serve", environment: [String: String] = [:], openFileLimit: Int? = nil) throws {
         process.executableURL = CommandLineTool.executable
-        process.arguments = [command, "--bind", "127.0.0.1:0"] + arguments
+        // Every service gets its own metrics port too, so tests can run services side by side.
+        let metricsPort = command == "serve" && !arguments.contains("--metrics-bind") ? ["--metrics-bind", "127.0.0.1:0"] : []
+        process.arguments = [command, "--bind", "127.0.0.1:0"] + metricsPort + arguments
+        if let openFileLimit {
+            // exec keeps the process (and its pid) the service's own.
+            process.arguments = ["-c", "ulimit -n \(openFileLimit) && exec \"$0\" \"$@\"", CommandLineTool.executable.path] + process.arguments!
+            process.executableURL = URL(fileURLWithPath: "/bin/sh")
+        }
         process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
         let errors = Pipe()
         process.standardError = errors
@@ -32,9 +42,13 @@ public final class ServiceProcess: @unchecked Sendable {
         }
         try process.run()
         let deadline = Date().addingTimeInterval(30)
+        let expectsMetrics = !metricsPort.isEmpty || arguments.contains("--metrics-bind") && !arguments.contains("off")
         while Date() < deadline, process.isRunning {
-            if let range = logText.range(of: #"listening on http://127\.0\.0\.1:\d+"#, options: .regularExpression) {
-                base = URL(string: String(logText[range].dropFirst("listening on ".count)))!
+            let log = logText
+            let metrics = log.range(of: #"metrics on http://127\.0\.0\.1:\d+"#, options: .regularExpression)
+            if let range = log.range(of: #"listening on http://127\.0\.0\.1:\d+"#, options: .regularExpression), metrics != nil || !expectsMetrics {
+                base = URL(string: String(log[range].dropFirst("listening on ".count)))!
+                metricsBase = metrics.map { URL(string: String(log[$0].dropFirst("metrics on ".count)))! }
                 return
             }
             usleep(20_000)
@@ -54,6 +68,12 @@ public final class ServiceProcess: @unchecked Sendable {
             if signature.count >= 40 { signatures.insert(signature) }
         }
         return answer
+    }
+
+    /// The Prometheus text from the metrics port.
+    public func metrics() async throws -> String {
+        let base = try XCTUnwrap(metricsBase, "the service serves no metrics")
+        return String(decoding: try await LoopbackClient(base: base).get("/metrics").body, as: UTF8.self)
     }
 
     /// What must hold for every service a test started, checked when it is stopped: no image it
@@ -95,6 +115,15 @@ public final class ServiceProcess: @unchecked Sendable {
 
     public var isRunning: Bool { process.isRunning }
 
+    /// CPU seconds the process has used (user and system), from /proc (Linux).
+    public var cpuSeconds: Double {
+        let stat = (try? String(contentsOfFile: "/proc/\(process.processIdentifier)/stat", encoding: .utf8)) ?? ""
+        // Fields after the command name, which is in parentheses and may hold spaces.
+        let fields = stat.split(separator: ")").last?.split(separator: " ") ?? []
+        guard fields.count > 13, let user = Double(fields[11]), let system = Double(fields[12]) else { return 0 }
+        return (user + system) / Double(sysconf(Int32(_SC_CLK_TCK)))
+    }
+
     /// SIGTERM, as a supervisor stops a service.
     public func terminate() {
         if process.isRunning { kill(process.processIdentifier, SIGTERM) }
@@ -120,8 +149,9 @@ extension XCTestCase {
     /// `market-images COMMAND` started as a user starts it (see `ServiceProcess`), required to be
     /// listening, and when the test ends stopped and audited (`ServiceProcess.audit`) for `secrets`.
     public func startService(_ arguments: [String], command: String = "serve", environment: [String: String] = [:],
-                             secrets: [String] = [], file: StaticString = #filePath, line: UInt = #line) throws -> ServiceProcess {
-        let service = try ServiceProcess(arguments, command: command, environment: environment)
+                             secrets: [String] = [], openFileLimit: Int? = nil,
+                             file: StaticString = #filePath, line: UInt = #line) throws -> ServiceProcess {
+        let service = try ServiceProcess(arguments, command: command, environment: environment, openFileLimit: openFileLimit)
         XCTAssertTrue(service.isListening, service.logText, file: file, line: line)
         addTeardownBlock {
             service.terminate()

@@ -33,7 +33,8 @@ public struct DecodedImage: Sendable {
     public static func decode(
         _ source: ImageSource, maxPixels: Int, draft: Bool = false, box: (ImageHeader) -> (width: Int, height: Int)
     ) throws(ImagePipelineError) -> DecodedImage {
-        let header = try ImageHeader.read(source)
+        let data = try source.bytes()
+        let header = try ImageHeader.read(data, fileName: source.fileName)
         guard header.pixelCount <= maxPixels else {
             throw .tooManyPixels(width: header.width, height: header.height, limit: maxPixels)
         }
@@ -55,16 +56,15 @@ public struct DecodedImage: Sendable {
         }
         let jpeg = header.format == "JPEG" && !header.isCMYK
             ? JPEGFit(header: header, box: (Int(width), Int(height)), headroom: draft ? 1 : 2) : nil
-        let decoded = try source.withLocation { path, bytes throws(ImagePipelineError) in
-            let (base, count) = (bytes?.baseAddress, bytes?.count ?? 0)
+        let decoded = try ImageSource.pinning(data) { bytes throws(ImagePipelineError) in
+            let (base, count) = (bytes.baseAddress, bytes.count)
             return try decode { out in
                 if let jpeg {
-                    return mi_jpeg_thumbnail(path, base, count, Int32(jpeg.scale), jpeg.shrink, Int32(jpeg.width), Int32(jpeg.height),
+                    return mi_jpeg_thumbnail(base, count, Int32(jpeg.scale), jpeg.shrink, Int32(jpeg.width), Int32(jpeg.height),
                                              Int32(header.orientation), exportProfile == nil ? 0 : 1, out)
                 }
-                if header.isCMYK { return path.map { mi_load($0, out) } ?? mi_load_buffer(base, count, out) }
-                return path.map { mi_thumbnail($0, out, width, height, exportProfile) }
-                    ?? mi_thumbnail_buffer(base, count, out, width, height, exportProfile)
+                if header.isCMYK { return mi_load_buffer(base, count, out) }
+                return mi_thumbnail_buffer(base, count, out, width, height, exportProfile)
             }
         }
         // The pixels are in memory; metadata blobs may still point into the caller's bytes.

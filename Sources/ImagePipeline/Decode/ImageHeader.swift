@@ -51,47 +51,46 @@ public struct ImageHeader: Sendable, Equatable, Codable {
 
     /// Parses the header only. A decompression bomb costs nothing here: libvips allocates no pixels.
     public static func read(_ source: ImageSource) throws(ImagePipelineError) -> ImageHeader {
+        try read(source.bytes(), fileName: source.fileName)
+    }
+
+    /// The header of bytes already read; `fileName` only attributes libvips' messages.
+    static func read(_ data: Data, fileName: String?) throws(ImagePipelineError) -> ImageHeader {
         try VipsRuntime.ensureStarted()
-        switch source {
-        case .file(let path):
-            try checkReadable(path)
-            return try open(source, loader: vips_foreign_find_load(path)) { mi_open_header(path) }
-        case .data(let data):
-            guard !data.isEmpty else { throw .emptySource }
-            return try ImageSource.pinning(data) { bytes throws(ImagePipelineError) in
-                try open(source, loader: vips_foreign_find_load_buffer(bytes.baseAddress, bytes.count)) {
-                    mi_open_header_buffer(bytes.baseAddress, bytes.count)
-                }
+        guard !data.isEmpty else { throw .emptySource }
+        return try ImageSource.pinning(data) { bytes throws(ImagePipelineError) in
+            guard let loader = vips_foreign_find_load_buffer(bytes.baseAddress, bytes.count) else {
+                VipsErrorLog.drain()
+                throw .unsupportedFormat
             }
+            let nickname = loaderName(String(cString: mi_loader_nickname(loader)))
+            // An allow-list, not libvips' block-list: only the photo formats the tools name are
+            // decoded, so a loader libvips leaves open (matrix, PPM, Radiance, SVG, PDF) never sees
+            // a seller's file or a downloaded one.
+            guard allowedFormats.contains(format(ofLoader: nickname)) else {
+                VipsErrorLog.drain()
+                throw mi_loader_is_blocked(loader) == 0 ? .unsupportedFormat : .blockedFormat(loader: nickname)
+            }
+            let origin = VipsErrorLog.Source(loader: nickname, format: format(ofLoader: nickname), fileName: fileName)
+            let image = try VipsImageHandle.make(origin: origin, { .damaged(format: origin.format, detail: $0) }) { out in
+                out.pointee = mi_open_header_buffer(bytes.baseAddress, bytes.count)
+                return out.pointee == nil ? -1 : 0
+            }
+            return ImageHeader(image)
         }
     }
 
-    /// The kind of failure comes from the calls themselves: no loader is an unsupported format, a
-    /// blocked loader is refused as unsafe, and a loader that claimed the bytes and then failed means
-    /// damage. libvips' text is only detail.
-    private static func open(
-        _ source: ImageSource, loader: UnsafePointer<CChar>?, _ open: () -> UnsafeMutablePointer<VipsImage>?
-    ) throws(ImagePipelineError) -> ImageHeader {
-        guard let loader else {
-            VipsErrorLog.drain()
-            throw .unsupportedFormat
-        }
-        let nickname = String(cString: mi_loader_nickname(loader))
-        guard mi_loader_is_blocked(loader) == 0 else {
-            VipsErrorLog.drain()
-            throw .blockedFormat(loader: nickname)
-        }
-        let origin = VipsErrorLog.Source(loader: nickname, format: Self.format(ofLoader: nickname), fileName: source.fileName)
-        let image = try VipsImageHandle.make(origin: origin, { .damaged(format: origin.format, detail: $0) }) { out in
-            out.pointee = open()
-            return out.pointee == nil ? -1 : 0
-        }
-        return ImageHeader(image)
+    /// A loader's name without the `_buffer` every load has now that files are read as bytes.
+    static func loaderName(_ nickname: String) -> String {
+        nickname.hasSuffix("_buffer") ? String(nickname.dropLast("_buffer".count)) : nickname
     }
+
+    /// The formats decoded at all (AVIF and HEIC both load as HEIF).
+    static let allowedFormats: Set<String> = ["JPEG", "PNG", "WebP", "HEIF", "TIFF", "GIF"]
 
     init(_ image: VipsImageHandle) {
         let fields = image.fieldNames
-        loader = image.string("vips-loader") ?? "unknown"
+        loader = Self.loaderName(image.string("vips-loader") ?? "unknown")
         width = image.width
         height = image.height
         bands = image.bands
@@ -102,12 +101,5 @@ public struct ImageHeader: Sendable, Equatable, Codable {
         orientation = image.int("orientation").flatMap { (1...8).contains($0) ? $0 : nil } ?? 1
         iccProfile = image.blob("icc-profile-data").map { ICCProfile.description(of: $0) ?? "embedded profile" }
         metadata = MetadataPresence(fieldNames: fields)
-    }
-
-    private static func checkReadable(_ path: String) throws(ImagePipelineError) {
-        let status = try FileStatus.of(path).get()
-        guard status.isRegularFile else { throw .sourceUnreadable(errno: nil) }
-        guard status.size > 0 else { throw .emptySource }
-        guard access(path, R_OK) == 0 else { throw .sourceUnreadable(errno: errno) }
     }
 }

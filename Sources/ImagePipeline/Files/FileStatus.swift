@@ -1,24 +1,48 @@
 import Foundation
 
-/// One `stat(2)` of a path: the kind, size and modification time that readability checks, source
-/// fingerprints and up-to-date checks all need.
+/// One `stat(2)` of a path or descriptor: the kind, size, identity and times that readability checks,
+/// source fingerprints and up-to-date checks all need.
 struct FileStatus: Equatable {
     var isRegularFile: Bool
     var size: Int
     var modifiedSeconds: Int
     var modifiedNanoseconds: Int
+    /// The inode and the status-change time: a file replaced by another of the same size and
+    /// modification time (`cp -p`, `touch -r`) still differs in these.
+    var inode: UInt64 = 0
+    var changedSeconds = 0
+    var changedNanoseconds = 0
 
     static func of(_ path: String) -> Result<FileStatus, ImagePipelineError> {
         var info = stat()
         guard stat(path, &info) == 0 else { return .failure(.sourceUnreadable(errno: errno)) }
-        #if canImport(Darwin)
-        let time = info.st_mtimespec
-        #else
-        let time = info.st_mtim
-        #endif
-        return .success(FileStatus(isRegularFile: (info.st_mode & S_IFMT) == S_IFREG, size: Int(info.st_size),
-                                   modifiedSeconds: Int(time.tv_sec), modifiedNanoseconds: Int(time.tv_nsec)))
+        return .success(FileStatus(info))
     }
+
+    static func of(descriptor: Int32) -> Result<FileStatus, ImagePipelineError> {
+        var info = stat()
+        guard fstat(descriptor, &info) == 0 else { return .failure(.sourceUnreadable(errno: errno)) }
+        return .success(FileStatus(info))
+    }
+
+    private init(_ info: stat) {
+        #if canImport(Darwin)
+        let (modified, changed) = (info.st_mtimespec, info.st_ctimespec)
+        #else
+        let (modified, changed) = (info.st_mtim, info.st_ctim)
+        #endif
+        self.init(isRegularFile: (info.st_mode & S_IFMT) == S_IFREG, size: Int(info.st_size),
+                  modifiedSeconds: Int(modified.tv_sec), modifiedNanoseconds: Int(modified.tv_nsec),
+                  inode: UInt64(info.st_ino), changedSeconds: Int(changed.tv_sec), changedNanoseconds: Int(changed.tv_nsec))
+    }
+
+    init(isRegularFile: Bool, size: Int, modifiedSeconds: Int, modifiedNanoseconds: Int,
+         inode: UInt64 = 0, changedSeconds: Int = 0, changedNanoseconds: Int = 0) {
+        (self.isRegularFile, self.size, self.modifiedSeconds, self.modifiedNanoseconds) = (isRegularFile, size, modifiedSeconds, modifiedNanoseconds)
+        (self.inode, self.changedSeconds, self.changedNanoseconds) = (inode, changedSeconds, changedNanoseconds)
+    }
+
+    var modified: Date { Date(timeIntervalSince1970: Double(modifiedSeconds) + Double(modifiedNanoseconds) / 1e9) }
 
     /// The path with every symbolic link resolved, or nil when it does not exist.
     static func realPath(_ path: String) -> String? {

@@ -11,4 +11,11 @@ public enum SourceFingerprint {
         let nanoseconds = String(status.modifiedNanoseconds)
         return "\(status.size)-\(status.modifiedSeconds)." + String(repeating: "0", count: max(0, 9 - nanoseconds.count)) + nanoseconds
     }
+
+    /// As `of`, plus the inode and the status-change time: the service's ETags must change when a
+    /// file is replaced by another of the same size and modification time (`cp -p`, `touch -r`),
+    /// which a seller's rerun can afford to miss but a cache answering "immutable" cannot.
+    static func identity(_ status: FileStatus) -> String {
+        of(status) + "-\(status.inode)-\(status.changedSeconds).\(status.changedNanoseconds)"
+    }
 }

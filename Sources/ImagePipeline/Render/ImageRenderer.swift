@@ -34,8 +34,14 @@ public struct ImageRenderer: Sendable {
                                  minEdge: RenderSpec.minimumEdge).encode(image)
     }
 
-    /// The pixels of the output, before encoding.
+    /// The pixels of the output, before encoding, within `maxEdge` whatever the spec asked.
     func resize(_ decoded: DecodedImage) throws(ImagePipelineError) -> DecodedImage {
+        let resized = try resizeAsAsked(decoded)
+        guard let maxEdge = spec.maxEdge else { return resized }
+        return try resized.fitting(box: (maxEdge, maxEdge), crop: VIPS_INTERESTING_NONE)
+    }
+
+    private func resizeAsAsked(_ decoded: DecodedImage) throws(ImagePipelineError) -> DecodedImage {
         guard let side = spec.framing else { return try resizeUnframed(decoded) }
         var square = spec
         (square.width, square.height, square.resizing, square.framing) = (side, side, .fillDown, nil)

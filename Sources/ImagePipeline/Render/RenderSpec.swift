@@ -40,6 +40,9 @@ public struct RenderSpec: Sendable, Hashable, Codable {
     /// gravity) and the output is fitted from that square: how `thumbs` cuts every variant from one
     /// crop, so a list row and a grid cell show the same framing.
     public var framing: Int?
+    /// When set, no side of the output is larger, whatever the rest asks: a URL with no size, a
+    /// forced or one-sided box on a sliver, all fit into it (the service's `--max-output-edge`).
+    public var maxEdge: Int?
 
     public init(width: Int = 0, height: Int = 0, resizing: Resizing = .fit, gravity: Gravity = .centre,
                 enlarge: Bool = false, format: OutputFormat = .jpeg, quality: Int = 80, maxBytes: Int? = nil) {
@@ -68,6 +71,7 @@ public struct RenderSpec: Sendable, Hashable, Codable {
             .outOfRange("min-quality", minQuality, Self.qualityRange),
             maxBytes.flatMap { .outOfRange("max_bytes", $0, Self.bytesRange) },
             framing.flatMap { .outOfRange("framing", $0, 1...Self.edgeRange.upperBound) },
+            maxEdge.flatMap { .outOfRange("max-output-edge", $0, 1...Self.edgeRange.upperBound) },
         ].compactMap { $0 }
     }
 
@@ -83,10 +87,12 @@ public struct RenderSpec: Sendable, Hashable, Codable {
             return RenderSpec(width: framing, height: framing, resizing: .fillDown).decodeBox(uprightWidth: uprightWidth, uprightHeight: uprightHeight)
         }
         let free = DecodedImage.unbounded
-        guard width > 0 || height > 0 else { return (free, free) }
+        // A fit's free sides are bounded by the output's edge limit, so the decode itself shrinks.
+        let bound = maxEdge ?? free
+        guard width > 0 || height > 0 else { return (bound, bound) }
         switch effectiveResizing(uprightWidth: uprightWidth, uprightHeight: uprightHeight) {
         case .fit:
-            return (width > 0 ? width : free, height > 0 ? height : free)
+            return (width > 0 ? width : bound, height > 0 ? height : bound)
         case .fill, .fillDown, .force, .auto:
             guard width > 0, height > 0 else { return (width > 0 ? width : free, height > 0 ? height : free) }
             // The side that constrains the cover scale is bounded; the other is free.

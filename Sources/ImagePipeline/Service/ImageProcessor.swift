@@ -43,7 +43,9 @@ public struct ImageProcessor: Sendable {
     /// the source's identity and fingerprint (size and modification time, or an origin's ETag), the
     /// normalised options and the format.
     public func etag(source: String, fingerprint: String, options: ProcessingOptions, format: OutputFormat) -> String {
-        let identity = [source, fingerprint, options.canonical(format: format, defaultQuality: limits.defaultQuality)].joined(separator: "\n")
+        // The edge limit bounds unsized outputs, so changing it changes their bytes.
+        let identity = [source, fingerprint, options.canonical(format: format, defaultQuality: limits.defaultQuality),
+                        "edge:\(limits.maxOutputEdge)"].joined(separator: "\n")
         return "\"" + Fingerprint.hex(identity) + "\""
     }
 
@@ -73,13 +75,17 @@ public struct ImageProcessor: Sendable {
                       etag: etag(source: request.source, fingerprint: fingerprint, options: request.options, format: format))
     }
 
-    /// Whether an `Accept` header lists `type` with a non-zero quality.
+    /// Whether an `Accept` header lists `type` with a non-zero quality. Parameters are read as RFC
+    /// 9110 writes them, with optional whitespace around `;` and `=`: `image/webp ; q = 0` refuses.
     static func accepts(_ accept: String?, _ type: String) -> Bool {
         guard let accept else { return false }
         return accept.split(separator: ",").contains { item in
             let parts = item.split(separator: ";").map { $0.trimmingCharacters(in: .whitespaces).lowercased() }
             guard parts.first == type else { return false }
-            let quality = parts.dropFirst().first { $0.hasPrefix("q=") }.flatMap { Double($0.dropFirst(2)) } ?? 1
+            let quality = parts.dropFirst().lazy.compactMap { parameter -> Double? in
+                let pair = parameter.split(separator: "=", maxSplits: 1).map { $0.trimmingCharacters(in: .whitespaces) }
+                return pair.count == 2 && pair[0] == "q" ? Double(pair[1]) ?? 0 : nil
+            }.first ?? 1
             return quality > 0
         }
     }

@@ -140,10 +140,13 @@ public struct ProcessingOptions: Sendable, Equatable {
     }
 
     /// The output as the renderer takes it, once the format is settled: the box scaled by `dpr` and
-    /// bounded by the service's largest edge.
+    /// bounded by the service's largest edge, which also bounds outputs the URL leaves unsized.
     public func spec(format: OutputFormat, defaultQuality: Int, maxOutputEdge: Int) throws(ProcessingError) -> RenderSpec {
         func pixels(_ points: Int, _ name: String) throws(ProcessingError) -> Int {
             let value = (Double(points) * dpr).rounded()
+            // A fit never enlarges past the source, so a box beyond the limit is the limit (imgproxy
+            // clamps too); a crop or a forced size beyond it would change the shape, so it is refused.
+            if resizing == .fit, !enlarge, value > Double(maxOutputEdge) { return maxOutputEdge }
             guard value <= Double(maxOutputEdge) else {
                 throw .invalidArgument(option: name, value: "\(points) at dpr \(dpr)", expected: "at most \(maxOutputEdge) pixels")
             }
@@ -151,6 +154,7 @@ public struct ProcessingOptions: Sendable, Equatable {
         }
         var spec = RenderSpec(width: try pixels(width, "width"), height: try pixels(height, "height"), resizing: resizing,
                               gravity: gravity, enlarge: enlarge, format: format, quality: quality ?? defaultQuality, maxBytes: maxBytes)
+        spec.maxEdge = maxOutputEdge
         if let framing {
             guard framing <= maxOutputEdge else {
                 throw .invalidArgument(option: "framing", value: String(framing), expected: "at most \(maxOutputEdge) pixels")

@@ -64,7 +64,7 @@ struct Preview: AsyncParsableCommand {
         limits.maxPixels = photos.image.prepareOptions.maxPixels
         let thumbnails = ThumbnailResponder(
             settings: ServeSettings(presets: ProcessingOptions.standardPresets, maxAge: 0), signature: SignatureCheck(key: nil, salt: Data()),
-            sources: try LocalSourceRoot(products), remote: RemoteSources(prefixes: [], allowInternal: false, maxBytes: 1, timeout: .seconds(1)),
+            sources: try LocalSourceRoot(products), remote: RemoteSources(prefixes: [], allowInternal: false, maxBytes: .max, timeout: .seconds(1), maxDownloads: 1),
             processor: ImageProcessor(limits: limits),
             pool: ImageWorkPool(workers: ProcessInfo.processInfo.activeProcessorCount, queueLimit: 256),
             cache: nil, memory: nil, metrics: metrics, logger: logger)

@@ -1,6 +1,8 @@
 import AsyncHTTPClient
 import Foundation
 import Hummingbird
+import ImagePipeline
+import NIOConcurrencyHelpers
 import NIOCore
 
 /// `http(s)` sources: fetched only under an `--allow-source` prefix, never from a loopback, private
@@ -9,23 +11,59 @@ import NIOCore
 /// time (DNS rebinding) cannot reach an internal address. Redirects are followed by hand, at most
 /// three, each target checked the same way. The download stops as soon as it passes
 /// `--max-source-bytes`; the format is judged by the bytes later, never by `Content-Type`.
+///
+/// Concurrent requests for one source share one download (whatever sizes they ask for), and at
+/// most `--max-downloads` sources are held at once, downloading or waiting to be rendered: more are
+/// answered 503 at once, so a cold burst holds at most that many times `--max-source-bytes`.
 struct RemoteSources: Sendable {
-    let prefixes: [String]
+    let prefixes: [SourceURL]
     let allowInternal: Bool
     let maxBytes: Int
     let timeout: TimeAmount
+    let slots: SourceSlots
+    private let flights = SingleFlight<HeldSource>()
     static let redirectLimit = 3
+
+    init(prefixes: [SourceURL], allowInternal: Bool, maxBytes: Int, timeout: TimeAmount, maxDownloads: Int) {
+        (self.prefixes, self.allowInternal, self.maxBytes, self.timeout) = (prefixes, allowInternal, maxBytes, timeout)
+        slots = SourceSlots(limit: maxDownloads)
+    }
 
     func isRemote(_ source: String) -> Bool {
         source.hasPrefix("http://") || source.hasPrefix("https://")
     }
 
-    /// The source's bytes, or the failure with the status it deserves (404 not allowed or not found,
-    /// 413 too large, 502 origin error, 504 origin timeout).
-    func fetch(_ source: String) async throws(ServiceFailure) -> Data {
+    /// The source's bytes, held (see `HeldSource`) until the caller lets go, or the failure with the
+    /// status it deserves (404 not allowed or not found, 413 too large, 502 origin error, 503 too
+    /// many sources held, 504 origin timeout).
+    func fetch(_ source: String) async throws(ServiceFailure) -> HeldSource {
+        let (url, _) = try check(source)
+        do {
+            return try await flights.run(url.text) { [self] () throws(ServiceFailure) -> HeldSource in
+                guard slots.acquire() else {
+                    var busy = ServiceFailure(status: .serviceUnavailable, error: "overloaded",
+                                              detail: "\(slots.limit) sources are being fetched or waiting; try again shortly")
+                    busy.retryAfter = 1
+                    throw busy
+                }
+                let held = HeldSource(slots: slots)
+                held.data = try await download(url.text)
+                held.digest = Fingerprint.hex(held.data)
+                return held
+            }
+        } catch let failure as ServiceFailure {
+            throw failure
+        } catch {
+            throw ServiceFailure(status: .serviceUnavailable, error: "cancelled", detail: "the request went away")
+        }
+    }
+
+    /// Follows redirects by hand, each target checked as the source was.
+    private func download(_ source: String) async throws(ServiceFailure) -> Data {
         var location = source
         for _ in 0...Self.redirectLimit {
-            let (host, address) = try check(location)
+            let (url, address) = try check(location)
+            let host = url.host
             var configuration = HTTPClient.Configuration(redirectConfiguration: .disallow)
             configuration.dnsOverride = [host: address]
             configuration.timeout = .init(connect: timeout, read: timeout)
@@ -33,7 +71,7 @@ struct RemoteSources: Sendable {
             // connection until the timeout only held the request (and its worker) for nothing.
             configuration.connectionPool.retryConnectionEstablishment = false
             let client = HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
-            let result = await download(location, with: client)
+            let result = await download(url.text, with: client)
             try? await client.shutdown()
             switch result {
             case .success(let data): return data
@@ -50,16 +88,16 @@ struct RemoteSources: Sendable {
         case redirect(String)
     }
 
-    /// Allowed prefix, http(s), and an address that may be connected to: the host and that address.
-    private func check(_ location: String) throws(ServiceFailure) -> (String, String) {
+    /// Under an allowed prefix (compared by parts, see `SourceURL`) and on an address that may be
+    /// connected to: the normalised URL, which is what gets requested, and that address.
+    private func check(_ location: String) throws(ServiceFailure) -> (SourceURL, String) {
         let refused = ServiceFailure(status: .notFound, error: "source-not-allowed", detail: "the source is not under an allowed prefix or address")
-        guard prefixes.contains(where: { location.hasPrefix($0) }), let url = URLComponents(string: location),
-              ["http", "https"].contains(url.scheme?.lowercased()), let host = url.host, !host.isEmpty, url.user == nil else { throw refused }
-        guard let addresses = SourceAddress.resolve(host), let first = addresses.first else {
+        guard let url = SourceURL(location), prefixes.contains(where: url.isUnder) else { throw refused }
+        guard let addresses = SourceAddress.resolve(url.host), let first = addresses.first else {
             throw ServiceFailure(status: .badGateway, error: "origin-error", detail: "the source's host does not resolve")
         }
         if !allowInternal, addresses.contains(where: SourceAddress.isInternal) { throw refused }
-        return (host, first)
+        return (url, first)
     }
 
     private func download(_ location: String, with client: HTTPClient) async -> Outcome {
@@ -95,7 +133,39 @@ struct RemoteSources: Sendable {
         }
     }
 
-    private var tooLarge: ServiceFailure {
+    var tooLarge: ServiceFailure {
         ServiceFailure(status: .contentTooLarge, error: "source-too-large", detail: "the source is over \(maxBytes) bytes")
     }
+}
+
+/// Sources held in memory at once, downloading or waiting to be rendered (`--max-downloads`).
+final class SourceSlots: Sendable {
+    let limit: Int
+    private let held = NIOLockedValueBox(0)
+
+    init(limit: Int) { self.limit = limit }
+
+    func acquire() -> Bool {
+        held.withLockedValue { count in
+            guard count < limit else { return false }
+            count += 1
+            return true
+        }
+    }
+
+    func release() { held.withLockedValue { $0 -= 1 } }
+}
+
+/// A downloaded source and its slot: the slot is given back when the last request using the bytes
+/// lets go of this, so the count is of bytes really held, however many requests share them.
+final class HeldSource: @unchecked Sendable {
+    private let slots: SourceSlots
+    /// Set once, by the download that owns this, before anyone else sees it: the bytes and their
+    /// digest (the source's fingerprint in output ETags, computed once however many share it).
+    fileprivate(set) var data = Data()
+    fileprivate(set) var digest = ""
+
+    init(slots: SourceSlots) { self.slots = slots }
+
+    deinit { slots.release() }
 }

@@ -21,8 +21,8 @@ struct Serve: AsyncParsableCommand {
         $MARKET_IMAGES_SALT or --key-file; without them the service refuses to start unless \
         --insecure-unsigned, which binds loopback only. http(s) sources must be under an --allow-source \
         prefix and, unless --allow-private-sources, not on an internal address. SIGTERM or SIGINT stops accepting, lets \
-        requests in flight finish within --grace seconds, and exits 0. GET /health and GET /metrics \
-        (Prometheus) are served too.
+        requests in flight finish within --grace seconds, and exits 0. GET /health is served too, and \
+        GET /metrics (Prometheus) on --metrics-bind, apart from the public port.
 
         EXAMPLES:
           market-images serve --root ready --cache /var/cache/market-images
@@ -46,6 +46,9 @@ struct Serve: AsyncParsableCommand {
 
     @Option(help: "Seconds a source download may take.")
     var downloadTimeout = 5
+
+    @Option(help: "http(s) sources held at once, downloading or waiting for a worker (one per source however many sizes are asked); more are answered 503.")
+    var maxDownloads = 8
 
     @Option(help: "Address and port to listen on (port 0: any free port, printed at start).")
     var bind = "127.0.0.1:8080"
@@ -94,22 +97,36 @@ struct Serve: AsyncParsableCommand {
     @Option(help: "Seconds a connection may go without a complete request (idle, or sending one slowly) before it is closed.")
     var idleTimeout = 15
 
+    @Option(help: "Connections held open at most; at the cap, the one idle longest is closed for a new one (default: 4096, or half the open-file limit if lower).")
+    var maxConnections: Int?
+
+    @Option(help: "Address and port of GET /metrics (Prometheus), apart from the public port; off for none.")
+    var metricsBind = "127.0.0.1:9464"
+
     func validate() throws {
         guard FileManager.default.isDirectory(root) else { throw ValidationError("--root \(Terminal.display(root)) is not a folder") }
-        // A prefix must end its host, or http://host.example.com would also allow http://host.example.com.evil.test.
-        for prefix in allowedSources {
-            guard let url = URL(string: prefix), ["http", "https"].contains(url.scheme?.lowercased()), url.host != nil,
-                  prefix.dropFirst((url.scheme?.count ?? 0) + 3).contains("/") else {
-                throw ValidationError("--allow-source takes an http(s) URL prefix ending its host with /, e.g. https://images.example.com/")
-            }
-        }
+        _ = try sourcePrefixes()
         _ = try BindAddress(bind)
+        if metricsBind != "off" { _ = try BindAddress(metricsBind, flag: "--metrics-bind") }
+        _ = try connectionLimit()
         guard (1...256).contains(workers ?? 1), (0...100_000).contains(queue), (16...16_384).contains(maxOutputEdge),
-              (1...100).contains(quality), cacheSize > 0, memoryCache >= 0, grace >= 0, (1...3600).contains(idleTimeout), maxAge >= 0, maxSourceBytes > 0, (1...600).contains(downloadTimeout) else {
+              (1...100).contains(quality), cacheSize > 0, memoryCache >= 0, grace >= 0, (1...3600).contains(idleTimeout), maxAge >= 0, maxSourceBytes > 0, (1...600).contains(downloadTimeout), (1...1024).contains(maxDownloads) else {
             throw ValidationError("--workers 1–256, --queue 0–100000, --max-output-edge 16–16384, --quality 1–100, "
-                + "--idle-timeout 1–3600 seconds, and positive sizes")
+                + "--idle-timeout 1–3600 seconds, --download-timeout 1–600 seconds, --max-downloads 1–1024, and positive sizes")
         }
         _ = try presetTable()
+    }
+
+    /// The `--allow-source` prefixes, each with a path (at least the `/` ending its host), no query,
+    /// and nothing a normalised URL would drop or refuse.
+    private func sourcePrefixes() throws -> [SourceURL] {
+        try allowedSources.map { text in
+            guard let prefix = SourceURL(text), prefix.query == nil, !text.contains("#"),
+                  text.dropFirst(prefix.scheme.count + 3).contains("/") else {
+                throw ValidationError("--allow-source takes an http(s) URL prefix ending its host with /, e.g. https://images.example.com/; got \(Terminal.display(text))")
+            }
+            return prefix
+        }
     }
 
     private func presetTable() throws -> [String: String] {
@@ -144,15 +161,34 @@ struct Serve: AsyncParsableCommand {
         let responder = ThumbnailResponder(
             settings: ServeSettings(presets: try presetTable(), maxAge: maxAge), signature: signature,
             sources: try LocalSourceRoot(root),
-            remote: RemoteSources(prefixes: allowedSources, allowInternal: allowPrivateSources, maxBytes: maxSourceBytes,
-                                  timeout: .seconds(Int64(downloadTimeout))),
+            remote: RemoteSources(prefixes: try sourcePrefixes(), allowInternal: allowPrivateSources, maxBytes: maxSourceBytes,
+                                  timeout: .seconds(Int64(downloadTimeout)), maxDownloads: maxDownloads),
             processor: ImageProcessor(limits: limits),
             pool: ImageWorkPool(workers: workers ?? ProcessInfo.processInfo.activeProcessorCount, queueLimit: queue),
             cache: try cache.map { try DiskCache(folder: $0, sizeLimit: cacheSize) },
             memory: cache != nil && memoryCache > 0 ? MemoryCache(sizeLimit: memoryCache) : nil, metrics: metrics, logger: logger)
-        try await address.serve(responder, grace: grace, idleTimeout: idleTimeout, logger: logger) { url in
+        let limit = ConnectionLimit(maximum: try connectionLimit())
+        let metricsListener = try metricsBind == "off" ? nil : BindAddress(metricsBind, flag: "--metrics-bind").application(
+            MetricsResponder(metrics: metrics, pool: responder.pool, cache: responder.cache, connections: limit), logger: logger
+        ) { url in Terminal.standardError.write("metrics on \(url)/metrics\n") }
+        try await address.serve(responder, grace: grace, idleTimeout: idleTimeout, limit: limit, beside: metricsListener.map { [$0] } ?? [],
+                                logger: logger) { url in
             Terminal.standardError.write("listening on \(url)\n")
         }
+    }
+
+    /// `--max-connections`, or the default; below the open-file limit either way, with room for the
+    /// files, downloads and cache entries the connections' requests open.
+    private func connectionLimit() throws -> Int {
+        var limit = rlimit()
+        getrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit)
+        let files = Int(clamping: limit.rlim_cur)
+        guard let maxConnections else { return max(16, min(4096, files / 2)) }
+        guard maxConnections >= 1, maxConnections <= files - 64 else {
+            throw ValidationError("--max-connections must be 1 to \(max(1, files - 64)) (the open-file limit, ulimit -n, is \(files), "
+                + "and requests need descriptors of their own); raise the limit (LimitNOFILE= in a systemd unit) or lower --max-connections")
+        }
+        return maxConnections
     }
 
     /// The key and salt, or no check at all when asked for and safe (a loopback address).

@@ -3,7 +3,7 @@ import Hummingbird
 import ImagePipeline
 import Logging
 
-/// Answers every request of the thumbnail service: `/health`, `/metrics`, and
+/// Answers every request of the thumbnail service on its public port: `/health` and
 /// `/{signature}/{options}/{source}`. The order of checks is the order of cost: signature (403, no
 /// work and no source access), options (400/404), source (404), `If-None-Match` (304, no work), disk
 /// cache, then one processing per output however many ask (single flight) on the bounded pool (503
@@ -26,6 +26,8 @@ struct ThumbnailResponder: HTTPResponder {
 
     func respond(to request: Request, context: Context) async throws -> Response {
         let started = ContinuousClock.now
+        metrics.inFlight(1)
+        defer { metrics.inFlight(-1) }
         let (response, outcome): (Response, String)
         do throws(ServiceFailure) {
             (response, outcome) = try await route(request)
@@ -53,10 +55,6 @@ struct ThumbnailResponder: HTTPResponder {
             throw ServiceFailure(status: .methodNotAllowed, error: "method-not-allowed", detail: "only GET and HEAD")
         }
         if path == "/health" { return (Self.text("ok\n"), "-") }
-        if path == "/metrics" {
-            metrics.scraped(queueDepth: pool.queued, evictions: cache?.evictions ?? 0)
-            return (Self.text(metrics.render(), type: "text/plain; version=0.0.4"), "-")
-        }
         let trimmed = path.dropFirst()
         guard let slash = trimmed.firstIndex(of: "/"), slash > trimmed.startIndex else {
             throw ServiceFailure(status: .notFound, error: "not-found", detail: "expected /{signature}/{options}/{source}")
@@ -70,7 +68,9 @@ struct ThumbnailResponder: HTTPResponder {
         } catch {
             throw ServiceFailure(error)
         }
-        let (source, fingerprint, modified) = try await resolve(parsed.source)
+        let (source, fingerprint, modified, held) = try await resolve(parsed.source)
+        // A downloaded source's slot is held until this request is done with its bytes.
+        defer { withExtendedLifetime(held) {} }
         let accept = request.headers[.accept]
         // The format and the spec are settled before any work, so bad sizes are 400 and a matching
         // If-None-Match is 304 without processing.
@@ -93,17 +93,20 @@ struct ThumbnailResponder: HTTPResponder {
         return (image(output.data, format: output.format, headers: &headers, method: request.method), "miss")
     }
 
-    /// The source's bytes or file, a fingerprint of its content, and when it changed (local files).
-    private func resolve(_ name: String) async throws(ServiceFailure) -> (ImageSource, String, Date?) {
+    /// The source's bytes or open file, a fingerprint of its content, when it changed (local files),
+    /// and what holds a download's slot.
+    private func resolve(_ name: String) async throws(ServiceFailure) -> (ImageSource, String, Date?, HeldSource?) {
         if remote.isRemote(name) {
-            let data = try await remote.fetch(name)
-            metrics.sourceBytes(data.count)
-            return (.data(data), Fingerprint.hex(data), nil)
+            let held = try await remote.fetch(name)
+            metrics.sourceBytes(held.data.count)
+            return (.data(held.data), held.digest, nil, held)
         }
         guard let file = sources?.resolve(name) else {
             throw ServiceFailure(status: .notFound, error: "source-not-found", detail: "no such image under the served root")
         }
-        return (.file(file.path), file.fingerprint, file.modified)
+        // --max-source-bytes bounds what one request may read into memory, local or downloaded.
+        guard file.file.size <= remote.maxBytes else { throw remote.tooLarge }
+        return (.opened(file.file), file.fingerprint, file.modified, nil)
     }
 
     /// One rendering per output: concurrent requests for it wait for the same one, on the pool.
@@ -179,10 +182,15 @@ struct ThumbnailResponder: HTTPResponder {
         }
     }
 
-    /// `/…/pr:list/…`: logs never carry a full signature.
+    /// `/…/pr:list/…`: logs never carry a full signature. The first segment that is not empty is the
+    /// one elided (`//SIGNATURE/…` is refused, but still logged), and a lone segment other than the
+    /// service's own routes may be one too.
     static func elidingSignature(_ path: String) -> String {
-        guard path.count > 1, let slash = path.dropFirst().firstIndex(of: "/") else { return path }
-        return "/…" + path[slash...]
+        if path == "/health" { return path }
+        let slashes = path.prefix { $0 == "/" }
+        let rest = path.dropFirst(slashes.count)
+        guard !rest.isEmpty else { return path }
+        return slashes + "…" + (rest.firstIndex(of: "/").map { rest[$0...] } ?? "")
     }
 
     private static let days = ["Sun", "Mon", "Tue", "Wed", "Thu", "Fri", "Sat"]
