@@ -7,19 +7,20 @@ let package = Package(
     products: [
         .library(name: "ImagePipeline", targets: ["ImagePipeline"]),
         .library(name: "MarketUploader", targets: ["MarketUploader"]),
+        .library(name: "ThumbnailService", targets: ["ThumbnailService"]),
+        .library(name: "Publishing", targets: ["Publishing"]),
         .executable(name: "market-images", targets: ["market-images"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
         .package(url: "https://github.com/apple/swift-crypto", "3.12.0"..<"5.0.0"),
-        // The thumbnail service: HTTP server, lifecycle, logs and metrics.
+        // The thumbnail service: HTTP server, lifecycle, logs and Prometheus metrics.
         .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.0"),
         .package(url: "https://github.com/apple/swift-log", from: "1.16.0"),
-        .package(url: "https://github.com/apple/swift-metrics", from: "2.13.0"),
         .package(url: "https://github.com/swift-server/swift-prometheus", from: "2.4.0"),
         .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
         .package(url: "https://github.com/swift-server/async-http-client", from: "1.37.0"),
-        // The connection cap is a handler in the service's NIO pipeline.
+        // The service's connection handlers sit in its NIO pipeline.
         .package(url: "https://github.com/apple/swift-nio", from: "2.81.0"),
         .package(url: "https://github.com/apple/swift-nio-extras", from: "1.25.0"),
         .package(url: "https://github.com/apple/swift-http-types", from: "1.3.0"),
@@ -38,20 +39,17 @@ let package = Package(
         .target(name: "ImagePipeline", dependencies: ["CVips", .product(name: "Crypto", package: "swift-crypto")]),
         // Foundation only: this target must build for iOS, where libvips is not available.
         .target(name: "MarketUploader"),
-        .executableTarget(
-            name: "market-images",
+        // The thumbnail service as a library: `serve` runs it, `preview` and other servers mount it.
+        .target(
+            name: "ThumbnailService",
             dependencies: [
                 "ImagePipeline",
-                "MarketUploader",
-                .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "Logging", package: "swift-log"),
-                .product(name: "Metrics", package: "swift-metrics"),
                 .product(name: "Prometheus", package: "swift-prometheus"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
-                .product(name: "Mustache", package: "swift-mustache"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
@@ -60,14 +58,42 @@ let package = Package(
                 .product(name: "HTTPTypes", package: "swift-http-types"),
             ]
         ),
+        // Product folders → one server: product.json, the photo cache, the ledger, plan and apply.
+        .target(name: "Publishing", dependencies: ["ImagePipeline", "MarketUploader"]),
+        .executableTarget(
+            name: "market-images",
+            dependencies: [
+                "ImagePipeline",
+                "MarketUploader",
+                "Publishing",
+                "ThumbnailService",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "Mustache", package: "swift-mustache"),
+            ]
+        ),
         // Release-mode stage timings of the decode paths, and their outputs for the quality check (Benchmarks/stages.sh).
         .executableTarget(name: "stage-timings", dependencies: ["ImagePipeline", "CVips"], path: "Benchmarks/StageTimings"),
         // Runs the built executable for the CLI tests; depending on it gets the executable built.
         .target(name: "TestSupport", dependencies: ["market-images"], path: "Tests/TestSupport"),
         .testTarget(
             name: "ImagePipelineTests",
-            dependencies: ["ImagePipeline", "MarketUploader", "TestSupport", .product(name: "FlyingFox", package: "FlyingFox")]
+            dependencies: ["ImagePipeline", "MarketUploader", "ThumbnailService", "TestSupport", .product(name: "FlyingFox", package: "FlyingFox")]
         ),
+        // The service in process, through HummingbirdTesting: no ports, no binary.
+        .testTarget(
+            name: "ThumbnailServiceTests",
+            dependencies: [
+                "ThumbnailService",
+                "ImagePipeline",
+                "MarketUploader",
+                "TestSupport",
+                .product(name: "HummingbirdTesting", package: "hummingbird"),
+            ]
+        ),
+        // Planning and applying through MarketUploader's HTTPTransport seam, in process.
+        .testTarget(name: "PublishingTests", dependencies: ["Publishing", "ImagePipeline", "MarketUploader", "TestSupport"]),
         .testTarget(
             name: "MarketUploaderTests",
             dependencies: [

@@ -1,4 +1,5 @@
 import CVips
+import TestSupport
 import XCTest
 @testable import ImagePipeline
 

@@ -1,5 +1,6 @@
 import Foundation
 import TestSupport
+import ThumbnailService
 import XCTest
 @testable import ImagePipeline
 

@@ -63,17 +63,20 @@ final class RemoteSourceTests: XCTestCase {
         XCTAssertEqual(other.status, 404, "not under an allowed prefix")
     }
 
-    /// Without --allow-private-sources, loopback is refused however it is spelled, before any request
-    /// reaches the origin.
+    /// Without --allow-private-sources, a prefix on loopback is refused at start however it is
+    /// spelled, with the reason (it used to start, then answer every request "not under an allowed
+    /// prefix"); with it, the same spelling is fetched.
     func testInternalAddressesAreRefusedInEverySpelling() async throws {
         let spellings = ["127.0.0.1", "127.1", "0x7f000001", "2130706433", "localhost", "[::1]", "[::ffff:127.0.0.1]", "0.0.0.0"]
-        let prefixes = spellings.flatMap { ["--allow-source", "http://\($0):\(port)/"] }
-        let service = try start(prefixes)
+        let folder = try temporaryFolder(self)
         for spelling in spellings {
-            let answer = try await service.get(path("http://\(spelling):\(port)/a.jpg"))
-            XCTAssertEqual(answer.status, 404, spelling)
-            XCTAssertTrue(String(decoding: answer.body, as: UTF8.self).contains("source-not-allowed"), spelling)
+            let refused = try ServiceProcess(["--root", folder, "--insecure-unsigned", "--allow-source", "http://\(spelling):\(port)/"],
+                                             environment: ["MARKET_IMAGES_KEY": ""])
+            XCTAssertFalse(refused.isListening, spelling)
+            XCTAssertEqual(refused.waitForExit(), 2, spelling)
+            XCTAssertTrue(refused.logText.contains("is on a private address") && refused.logText.contains("--allow-private-sources"), refused.logText)
         }
+        let prefixes = spellings.flatMap { ["--allow-source", "http://\($0):\(port)/"] }
         let allowed = try start(prefixes + ["--allow-private-sources"])
         let answer = try await allowed.get(path("http://127.1:\(port)/a.jpg"))
         XCTAssertEqual(answer.status, 200, "the same spelling works once internal addresses are allowed")

@@ -1,5 +1,6 @@
 import CVips
 import Foundation
+import TestSupport
 import XCTest
 @testable import ImagePipeline
 

@@ -177,7 +177,7 @@ final class ServiceHardeningTests: FolderTestCase {
                                          environment: ["MARKET_IMAGES_KEY": ""], openFileLimit: 1024)
         XCTAssertFalse(service.isListening)
         XCTAssertEqual(service.waitForExit(), 2, service.logText)
-        XCTAssertTrue(service.logText.contains("--max-connections must be 1 to 960") && service.logText.contains("LimitNOFILE"), service.logText)
+        XCTAssertTrue(service.logText.contains("--max-connections: must be 1 to 960") && service.logText.contains("LimitNOFILE"), service.logText)
     }
 
     /// The smaller holes: a loader outside the photo formats, a signature after `//` in the log, an

@@ -288,7 +288,7 @@ actor OpenMarketTestServer {
             "description": product.fields["description"] ?? "",
             "thumbnail": "https://images.test/\(product.id)/thumb.jpg", "currency": product.fields["currency"] ?? "",
             "price": Double(product.fields["price"] ?? "") ?? 0, "bargain_price": (Double(product.fields["price"] ?? "") ?? 0) - (Double(product.fields["discounted_price"] ?? "") ?? 0),
-            "stock": Double(product.fields["stock"] ?? "") ?? 0, "created_at": Self.serverDate(product.created),
+            "stock": Double(product.fields["stock"] ?? "") ?? 0, "created_at": ServerClock.text(product.created),
             "issued_at": "2022-01-18T00:00:00.00",
             "images": product.images.indices.map {
                 ["id": product.id * 10 + $0, "url": "https://images.test/\(product.id)/\($0).jpg",
@@ -319,14 +319,6 @@ actor OpenMarketTestServer {
         return Array(sorted.dropFirst((page - 1) * perPage).prefix(perPage))
     }
 
-    /// The servers' local time (KST) without a zone, as they wrote `created_at`.
-    private static func serverDate(_ date: Date) -> String {
-        let formatter = DateFormatter()
-        formatter.locale = Locale(identifier: "en_US_POSIX")
-        formatter.timeZone = TimeZone(identifier: "Asia/Seoul")
-        formatter.dateFormat = "yyyy-MM-dd'T'HH:mm:ss.SS"
-        return formatter.string(from: date)
-    }
 
     // MARK: Rules shared by the dialects
 

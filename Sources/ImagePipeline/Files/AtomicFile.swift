@@ -73,7 +73,7 @@ public enum AtomicFile {
     }
 
     /// `mkdir -p`, keeping the errno of what went wrong.
-    static func makeFolders(_ folder: String) throws(ImagePipelineError) {
+    public static func makeFolders(_ folder: String) throws(ImagePipelineError) {
         var isFolder: ObjCBool = false
         if FileManager.default.fileExists(atPath: folder, isDirectory: &isFolder), isFolder.boolValue { return }
         let parent = (folder as NSString).deletingLastPathComponent
@@ -91,7 +91,7 @@ public enum AtomicFile {
 
     /// Removes temporaries left by killed runs in `folder` and its subfolders down to `depth` levels
     /// (2: the folder and its product subfolders).
-    static func removeLeftovers(in folder: String, depth: Int = 2) {
+    public static func removeLeftovers(in folder: String, depth: Int = 2) {
         let manager = FileManager.default
         guard let enumerator = manager.enumerator(atPath: folder) else { return }
         for case let relative as String in enumerator {

@@ -2,18 +2,18 @@ import Foundation
 
 /// One `stat(2)` of a path or descriptor: the kind, size, identity and times that readability checks,
 /// source fingerprints and up-to-date checks all need.
-struct FileStatus: Equatable {
-    var isRegularFile: Bool
-    var size: Int
-    var modifiedSeconds: Int
-    var modifiedNanoseconds: Int
+public struct FileStatus: Equatable, Sendable {
+    public var isRegularFile: Bool
+    public var size: Int
+    public var modifiedSeconds: Int
+    public var modifiedNanoseconds: Int
     /// The inode and the status-change time: a file replaced by another of the same size and
     /// modification time (`cp -p`, `touch -r`) still differs in these.
     var inode: UInt64 = 0
     var changedSeconds = 0
     var changedNanoseconds = 0
 
-    static func of(_ path: String) -> Result<FileStatus, ImagePipelineError> {
+    public static func of(_ path: String) -> Result<FileStatus, ImagePipelineError> {
         var info = stat()
         guard stat(path, &info) == 0 else { return .failure(.sourceUnreadable(errno: errno)) }
         return .success(FileStatus(info))
@@ -42,10 +42,10 @@ struct FileStatus: Equatable {
         (self.inode, self.changedSeconds, self.changedNanoseconds) = (inode, changedSeconds, changedNanoseconds)
     }
 
-    var modified: Date { Date(timeIntervalSince1970: Double(modifiedSeconds) + Double(modifiedNanoseconds) / 1e9) }
+    public var modified: Date { Date(timeIntervalSince1970: Double(modifiedSeconds) + Double(modifiedNanoseconds) / 1e9) }
 
     /// The path with every symbolic link resolved, or nil when it does not exist.
-    static func realPath(_ path: String) -> String? {
+    public static func realPath(_ path: String) -> String? {
         guard let resolved = realpath(path, nil) else { return nil }
         defer { free(resolved) }
         return String(cString: resolved)

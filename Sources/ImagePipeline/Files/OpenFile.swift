@@ -17,7 +17,7 @@ public final class OpenFile: @unchecked Sendable {
     }
 
     /// Takes ownership of `descriptor`; refuses anything but a regular file.
-    init(descriptor: Int32) throws(ImagePipelineError) {
+    public init(descriptor: Int32) throws(ImagePipelineError) {
         switch FileStatus.of(descriptor: descriptor) {
         case .success(let status) where status.isRegularFile:
             self.descriptor = descriptor

@@ -15,7 +15,8 @@ public enum SourceFingerprint {
     /// As `of`, plus the inode and the status-change time: the service's ETags must change when a
     /// file is replaced by another of the same size and modification time (`cp -p`, `touch -r`),
     /// which a seller's rerun can afford to miss but a cache answering "immutable" cannot.
-    static func identity(_ status: FileStatus) -> String {
-        of(status) + "-\(status.inode)-\(status.changedSeconds).\(status.changedNanoseconds)"
+    public static func identity(of file: OpenFile) -> String {
+        let status = file.status
+        return of(status) + "-\(status.inode)-\(status.changedSeconds).\(status.changedNanoseconds)"
     }
 }

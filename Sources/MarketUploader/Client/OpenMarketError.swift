@@ -60,4 +60,15 @@ public enum OpenMarketError: Error, Sendable, Equatable, CustomStringConvertible
         default: return .serverError(status: status, message: message)
         }
     }
+
+    /// Whether the server may have carried the request out despite the error (a register may have
+    /// listed the product): only an answer that refused it, or a failure before it was sent, proves
+    /// it did not. A client must then look before sending it again.
+    public var mayHaveBeenActedOn: Bool {
+        switch self {
+        case .invalid, .unsupported, .unauthorized, .notFound, .payloadTooLarge, .rejected: false
+        case .transport(_, let reached): reached
+        case .serverError, .timedOut, .invalidResponse: true
+        }
+    }
 }

@@ -144,4 +144,9 @@ public enum NumberText {
     public static func format(_ value: Double) -> String {
         value.rounded() == value && abs(value) < 1e15 ? String(Int64(value)) : String(value)
     }
+
+    /// "1 photo", "3 photos".
+    public static func count(_ number: Int, _ noun: String) -> String {
+        "\(number) \(noun)\(number == 1 ? "" : "s")"
+    }
 }

@@ -1,8 +1,11 @@
 import ArgumentParser
 import Foundation
 import ImagePipeline
+import Hummingbird
 import Logging
 import MarketUploader
+import Publishing
+import ThumbnailService
 
 struct Preview: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
@@ -40,14 +43,14 @@ struct Preview: AsyncParsableCommand {
 
     func validate() throws {
         guard FileManager.default.isDirectory(products) else { throw ValidationError("\(Terminal.display(products)) is not a folder") }
-        guard try BindAddress(bind).isLoopback else {
+        guard try address().isLoopback else {
             throw ValidationError("--bind: the preview serves unsigned image URLs, so it listens on loopback only (127.0.0.1, ::1)")
         }
         if let server, URL(string: server)?.host == nil { throw ValidationError("--server must be an http(s) URL") }
     }
 
     func run() async throws {
-        let address = try BindAddress(bind)
+        let address = try address()
         let record = try publishServer()
         let catalogue = PreviewCatalogue(productsFolder: products, photos: photos, server: record,
                                          dialect: dialect ?? record.flatMap(Dialect.inferred(from:)))
@@ -58,23 +61,28 @@ struct Preview: AsyncParsableCommand {
         LoggingSystem.bootstrap { StreamLogHandler.standardError(label: $0) }
         var logger = Logger(label: "market-images")
         logger.logLevel = .info
-        let metrics = ServiceMetrics()
-        metrics.bootstrap()
-        var limits = ImageProcessor.Limits()
-        limits.maxPixels = photos.image.prepareOptions.maxPixels
-        let thumbnails = ThumbnailResponder(
-            settings: ServeSettings(presets: ProcessingOptions.standardPresets, maxAge: 0), signature: SignatureCheck(key: nil, salt: Data()),
-            sources: try LocalSourceRoot(products), remote: RemoteSources(prefixes: [], allowInternal: false, maxBytes: .max, timeout: .seconds(1), maxDownloads: 1),
-            processor: ImageProcessor(limits: limits),
-            pool: ImageWorkPool(workers: ProcessInfo.processInfo.activeProcessorCount, queueLimit: 256),
-            cache: nil, memory: nil, metrics: metrics, logger: logger)
+        // The thumbnail service itself, serving the products folder unsigned (loopback only).
+        var configuration = ServiceConfiguration()
+        configuration.root = products
+        configuration.bind = address
+        configuration.metricsBind = nil
+        configuration.queue = 256
+        configuration.maxAge = 0
+        configuration.limits.maxPixels = photos.image.prepareOptions.maxPixels
+        let router = Router()
+        try ThumbnailService(configuration, logger: logger).addRoutes(to: router)
         let responder = PreviewResponder(pages: try PreviewPages(catalogue: catalogue, maxBytes: photos.image.prepareOptions.maxBytes),
-                                         photos: photos, thumbnails: thumbnails, logger: logger)
+                                         photos: photos, thumbnails: router.buildResponder(), logger: logger)
         let summary = "\(count(prepared.count, "product"))" + (failed > 0 ? ", \(count(failed, "photo")) failed" : "")
-        try await address.serve(responder, grace: 1, logger: logger) { url in
+        try await address.serve(responder, grace: .seconds(1), logger: logger) { url in
             Terminal.standardError.write("listening on \(url)\n")
             Terminal.standardOutput.write("Preview of \(summary): \(url)/\n")
         }
+    }
+
+    private func address() throws -> ServiceAddress {
+        guard let address = ServiceAddress(bind) else { throw ValidationError("--bind takes HOST:PORT, e.g. 127.0.0.1:8080; got \(Terminal.display(bind))") }
+        return address
     }
 
     /// `--server`, or the one server the publish record knows; nil when there is no record or it

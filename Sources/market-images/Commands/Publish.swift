@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import ImagePipeline
 import MarketUploader
+import Publishing
 
 struct Publish: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
@@ -54,11 +55,12 @@ struct Publish: AsyncParsableCommand {
         let folders = ProductScanner().scan([products]).productFolders(under: products)
         guard !folders.isEmpty else { throw ValidationError("\(products) has no product folders with photos") }
         var run = try PublishRun(productsFolder: products, server: server, client: try connection.client(),
-                                 credentials: try connection.credentials, photos: photos)
+                                 credentials: try connection.credentials, photos: photos.photoCache)
         run.allowRecreate = recreate
         run.resendPending = resendPending
         run.deleteOrphans = deleteOrphans
         run.dryRun = connection.dryRun
+        run.describe = errorText
 
         var steps = try await run.plan(folders: folders)
         let table = PlanTable(server: server, dialect: try connection.resolvedDialect)
@@ -86,15 +88,5 @@ struct Publish: AsyncParsableCommand {
         if yes { return true }
         let ids = steps.filter { $0.action == .deleteOrphan }.compactMap(\.productID).map(String.init)
         return Confirmation.ask("Delete \(count(ids.count, "listing")) whose folder is gone (\(ids.joined(separator: ", ")))?") ?? false
-    }
-
-    /// Whether the server may have created the product despite the error: only an answer that
-    /// refused the request, or a failure before it was sent, proves it did not.
-    static func mayHaveBeenListed(_ error: OpenMarketError) -> Bool {
-        switch error {
-        case .invalid, .unsupported, .unauthorized, .notFound, .payloadTooLarge, .rejected: false
-        case .transport(_, let reached): reached
-        case .serverError, .timedOut, .invalidResponse: true
-        }
     }
 }

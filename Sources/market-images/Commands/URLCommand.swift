@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import ImagePipeline
+import ThumbnailService
 import MarketUploader
 
 /// `market-images url`: prints the signed URL an app would use for a photo on the thumbnail service.

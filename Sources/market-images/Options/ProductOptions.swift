@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import MarketUploader
+import Publishing
 
 /// Product fields from flags, over a folder's `product.json` (keys: name, description, price,
 /// currency, stock, discounted_price).
@@ -29,25 +30,24 @@ struct ProductOptions: ParsableArguments {
     }
 
     static func draft(folder: String?, overrides: ProductChange) throws -> ProductDraft {
-        try draft(file: try folder.flatMap(ProductFile.fields(in:)), folder: folder, overrides: overrides)
+        try usage { () throws(PublishingError) in try ProductFile.draft(folder: folder, overrides: overrides) }
     }
 
-    /// The same, for a `product.json` already read.
     static func draft(file: ProductChange?, folder: String?, overrides: ProductChange) throws -> ProductDraft {
-        let name = overrides.name ?? file?.name, description = overrides.description ?? file?.description
-        let price = overrides.price ?? file?.price, stock = overrides.stock ?? file?.stock
-        let missing = [("name", name == nil), ("description", description == nil), ("price", price == nil), ("stock", stock == nil)]
-            .filter(\.1).map(\.0)
-        guard let name, let description, let price, let stock else {
-            // Stock has no default: 0 would list the product as sold out, anything else is a guess.
+        try usage { () throws(PublishingError) in try ProductFile.draft(file: file, folder: folder, overrides: overrides) }
+    }
+
+    /// Missing fields are a usage error, worded with the flags that give them.
+    private static func usage(_ draft: () throws(PublishingError) -> ProductDraft) throws -> ProductDraft {
+        do {
+            return try draft()
+        } catch .missingFields(let missing, let file) {
             let flags = missing.map { "--\($0)" }.joined(separator: ", ")
-            let file = folder.map { " or set \(missing.map { "\"\($0)\"" }.joined(separator: ", ")) in "
-                + Terminal.display(($0 as NSString).appendingPathComponent(ProductFile.fileName)) } ?? ""
-            throw ValidationError("a product needs \(missing.joined(separator: ", ")): give \(flags)\(file)")
+            let setting = file.map { " or set \(missing.map { "\"\($0)\"" }.joined(separator: ", ")) in " + Terminal.display($0) } ?? ""
+            throw ValidationError("a product needs \(missing.joined(separator: ", ")): give \(flags)\(setting)")
+        } catch {
+            throw CommandFailure(error.message)
         }
-        return ProductDraft(name: name, description: description, price: price,
-                            currency: overrides.currency ?? file?.currency ?? .KRW, stock: stock,
-                            discountedPrice: overrides.discountedPrice ?? file?.discountedPrice)
     }
 
     var change: ProductChange {

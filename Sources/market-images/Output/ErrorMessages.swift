@@ -1,6 +1,7 @@
 import Foundation
 import ImagePipeline
 import MarketUploader
+import Publishing
 
 /// The command line's wording of the libraries' errors: a library says what happened, this adds what
 /// to do about it in terms of this tool's flags.
@@ -51,11 +52,22 @@ extension OpenMarketError {
     }
 }
 
+extension PublishingError {
+    var message: String {
+        switch self {
+        case .productFile(let path, let problems): problems.map { "\(Terminal.display(path)): \($0)" }.joined(separator: "\n")
+        case .missingFields(let missing, _): description + "; give " + missing.map { "--\($0)" }.joined(separator: ", ")
+        case .photosFailed, .preparationStopped, .mayHaveBeenListed: description
+        }
+    }
+}
+
 /// Any error as this tool words it.
 func errorText(_ error: Error) -> String {
     switch error {
     case let error as ImagePipelineError: error.message
     case let error as OpenMarketError: error.message
+    case let error as PublishingError: error.message
     default: "\(error)"
     }
 }

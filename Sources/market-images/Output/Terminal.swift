@@ -1,4 +1,5 @@
 import Foundation
+import MarketUploader
 
 /// Where human-facing text goes. Progress and colour appear only on a terminal, and colour never when
 /// `NO_COLOR` is set (https://no-color.org).
@@ -47,6 +48,4 @@ func printJSON<T: Encodable>(_ value: T) throws {
 }
 
 /// "1 photo", "3 photos".
-func count(_ number: Int, _ noun: String) -> String {
-    "\(number) \(noun)\(number == 1 ? "" : "s")"
-}
+func count(_ number: Int, _ noun: String) -> String { NumberText.count(number, noun) }

@@ -1,6 +1,7 @@
 import Foundation
 import ImagePipeline
 import MarketUploader
+import Publishing
 
 /// The products folder as the preview shows it. Every look prepares what is missing or changed
 /// (incrementally, into the same cache `publish` uses) so the page follows the folder; one look at a
@@ -81,7 +82,7 @@ final class PreviewCatalogue: @unchecked Sendable {
         }
         if let draft { product.problems += draft.problems(for: dialect ?? .openmarket) }
         do {
-            product.prepared = try photos.run([folder], jobs: ProcessInfo.processInfo.activeProcessorCount)
+            product.prepared = try photos.photoCache.prepare([folder], jobs: ProcessInfo.processInfo.activeProcessorCount)
         } catch {
             product.problems.append(errorText(error))
         }

@@ -2,6 +2,7 @@ import Foundation
 import Hummingbird
 import ImagePipeline
 import Logging
+import ThumbnailService
 
 /// The preview's HTTP layer: its pages, the prepared photos and the static files, with everything
 /// else (the thumbnails, `/health`) answered by the thumbnail service it wraps. Pages are built on
@@ -12,7 +13,7 @@ struct PreviewResponder: HTTPResponder {
 
     let pages: PreviewPages
     let photos: UploadPhotos
-    let thumbnails: ThumbnailResponder
+    let thumbnails: RouterResponder<BasicRequestContext>
     let logger: Logger
 
     /// The page's own resources only: nothing from other origins, no inline script.
@@ -40,7 +41,7 @@ struct PreviewResponder: HTTPResponder {
         } else {
             return try await thumbnails.respond(to: request, context: context)
         }
-        ThumbnailResponder.log(request, response, since: started, outcome: "-", logger: logger, elidingSignature: false)
+        logger.info("\(AccessLogLine.text(request, response, since: started))")
         return response
     }
 
@@ -52,7 +53,7 @@ struct PreviewResponder: HTTPResponder {
               let folder = pages.catalogue.folders.first(where: { ($0 as NSString).lastPathComponent == parts[0] }) else {
             return Self.notFound("no such prepared photo")
         }
-        let file = parts.dropFirst().reduce(URL(fileURLWithPath: photos.cacheFolder(for: [folder]))) { $0.appendingPathComponent($1) }.path
+        let file = parts.dropFirst().reduce(URL(fileURLWithPath: photos.photoCache.folder(for: [folder]))) { $0.appendingPathComponent($1) }.path
         guard let data = FileManager.default.contents(atPath: file), let format = OutputFormat.allCases.first(where: { $0.fileExtension == (file as NSString).pathExtension }) else {
             return Self.notFound("no such prepared photo")
         }
@@ -71,12 +72,10 @@ struct PreviewResponder: HTTPResponder {
         headers[.cacheControl] = "no-cache"
         headers[.contentSecurityPolicy] = Self.contentSecurityPolicy
         headers[.xContentTypeOptions] = "nosniff"
-        if ThumbnailResponder.matches(request.headers[.ifNoneMatch], etag: etag) {
+        if HTTPAnswer.matches(request.headers[.ifNoneMatch], etag: etag) {
             return Response(status: .notModified, headers: headers)
         }
-        headers[.contentType] = type
-        headers[.contentLength] = String(data.count)
-        return Response(status: .ok, headers: headers, body: request.method == .head ? ResponseBody() : ResponseBody(byteBuffer: ByteBuffer(bytes: data)))
+        return HTTPAnswer.body(data, type: type, headers: &headers, method: request.method)
     }
 
     private static func notFound(_ detail: String) -> Response {

@@ -1,0 +1,23 @@
+import Foundation
+import ImagePipeline
+import MarketUploader
+
+/// A run of `prepare` into the photo cache: its report, and the prepared photos in upload order.
+public struct PreparedPhotos: Sendable {
+    public var report: FolderReport
+    public var outputs: [Manifest.Output]
+
+    public func path(of output: Manifest.Output) -> String {
+        URL(fileURLWithPath: report.outputFolder).appendingPathComponent(output.output).path
+    }
+
+    /// The prepared files as upload parts, each read once; nothing when a photo failed or the run
+    /// stopped, since an upload must carry the whole set.
+    public func uploads() throws -> [UploadImage] {
+        if let cause = report.stopCause { throw PublishingError.preparationStopped(cause.description) }
+        guard report.succeeded else {
+            throw PublishingError.photosFailed(report.failed.map { "\(($0.source as NSString).lastPathComponent): \($0.cause?.description ?? $0.error)" })
+        }
+        return try outputs.map { try UploadImage(file: URL(fileURLWithPath: path(of: $0)), filename: ($0.output as NSString).lastPathComponent) }
+    }
+}

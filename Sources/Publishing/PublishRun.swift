@@ -1,0 +1,251 @@
+import Foundation
+import ImagePipeline
+import MarketUploader
+
+/// Brings one server in line with a products folder, for `publish` and `preview` alike: plans a step per folder from what the folder
+/// holds and what the ledger says was sent, then applies the steps. The ledger is saved after every
+/// request that changed the server, so a crash at any moment leaves it true.
+public struct PublishRun {
+    public let productsFolder: String
+    public let server: URL
+    public let client: OpenMarketClient
+    public let credentials: Credentials
+    public let photos: PhotoCache
+    public var allowRecreate = false
+    public var resendPending = false
+    public var deleteOrphans = false
+    /// Plan only: nothing is sent, not even a lookup, and the ledger is not written.
+    public var dryRun = false
+    /// How an error is worded in a step: the caller's words (the command line names its flags).
+    public var describe: @Sendable (any Error) -> String = { "\($0)" }
+    private(set) var ledger: PublishLedger
+
+    public init(productsFolder: String, server: URL, client: OpenMarketClient, credentials: Credentials, photos: PhotoCache) throws {
+        self.productsFolder = productsFolder
+        self.server = server
+        self.client = client
+        self.credentials = credentials
+        self.photos = photos
+        ledger = try PublishLedger.load(from: productsFolder)
+    }
+
+    private var dialect: Dialect { client.requests.dialect }
+
+    // MARK: Planning
+
+    /// The steps for `folders` (paths), then one for each listing whose folder is gone. Unanswered
+    /// registers are looked up first (except in a dry run), so the plan starts from what is true.
+    public mutating func plan(folders: [String]) async throws -> [PublishStep] {
+        var steps: [PublishStep] = []
+        for folder in folders { steps += try await plan(folder: folder) }
+        let present = Set(folders.map { ($0 as NSString).lastPathComponent })
+        for (name, entry) in ledger.entries(on: server) where !present.contains(name) {
+            guard let id = entry.productID, entry.state == .registered else { continue }
+            steps.append(deleteOrphans
+                ? PublishStep(folder: name, action: .deleteOrphan, productID: id, detail: "no folder: delete the listing")
+                : PublishStep(folder: name, action: .orphaned, productID: id, detail: "listed, but the folder is gone; --delete-orphans deletes it"))
+        }
+        return steps
+    }
+
+    private mutating func plan(folder: String) async throws -> [PublishStep] {
+        let name = (folder as NSString).lastPathComponent
+        let key = PublishLedger.key(server: server, folder: folder)
+        let snapshot: ListingSnapshot, images: [UploadImage]
+        do {
+            let draft = try ProductFile.draft(folder: folder, overrides: ProductChange())
+            images = try photos.uploads([folder])
+            _ = try client.requests.register(draft, images: images, credentials: credentials)
+            snapshot = ListingSnapshot(fields: draft, uploads: images)
+        } catch {
+            return [.failed(name, .blocked, productID: ledger.entries[key]?.productID, describe(error))]
+        }
+        var steps: [PublishStep] = []
+        if let entry = ledger.entries[key], entry.state == .pending {
+            switch await adopt(key: key, name: name, entry: entry, current: snapshot.fields) {
+            case .adopted(let step):
+                steps.append(step)
+            case .nothingFound where resendPending:
+                return [PublishStep(folder: name, action: entry.replaces == nil ? .register : .recreate, productID: entry.replaces,
+                                    detail: "no listing matches the unanswered register: sending it again",
+                                    payload: .init(snapshot: snapshot, images: images))]
+            case .nothingFound(let step), .unresolved(let step):
+                return [step]
+            }
+        }
+        guard let entry = ledger.entries[key] else {
+            return [PublishStep(folder: name, action: .register, detail: NumberText.count(images.count, "photo"), payload: .init(snapshot: snapshot, images: images))]
+        }
+        if let replaced = entry.replaces {
+            steps.append(PublishStep(folder: name, action: .deleteReplaced, productID: replaced,
+                                     detail: "replaced by product \(entry.productID.map(String.init) ?? "?"): delete it"))
+        }
+        let payload = PublishStep.Payload(snapshot: snapshot, images: images)
+        guard let sent = entry.sent else {
+            steps.append(PublishStep(folder: name, action: .unchanged, productID: entry.productID,
+                                     detail: "published by an older version: record what the folder holds now", payload: payload))
+            return steps
+        }
+        let changes = sent.fields.changes(to: snapshot.fields)
+        let changed = changes.map(\.field).joined(separator: ", ")
+        var step = PublishStep(folder: name, action: .unchanged, productID: entry.productID, detail: "", changes: changes, payload: payload)
+        switch SyncAction.plan(current: snapshot, sent: sent, productID: entry.productID, dialect: dialect, allowRecreate: allowRecreate) {
+        case .register:
+            (step.action, step.detail) = (.register, NumberText.count(images.count, "photo"))
+        case .unchanged:
+            step.payload = nil
+        case .edit(let change):
+            (step.action, step.detail) = (.edit, changes.map { "\($0.field) \($0.from) → \($0.to)" }.joined(separator: "; "))
+            step.payload?.change = change
+        case .replaceImages(let change):
+            (step.action, step.detail) = (.replaceImages, "photos changed" + (changed.isEmpty ? "" : "; also \(changed)") + ": send the new set")
+            step.payload?.change = change
+        case .recreate(let old):
+            (step.action, step.detail) = (.recreate, "photos changed: register the new version, then delete product \(old)")
+        case .imagesCannotChange(let id):
+            (step.action, step.detail) = (.blocked, "photos changed, and the \(dialect.rawValue) server cannot change a product's images: "
+                + "--recreate registers the new version, then deletes product \(id)")
+            step.payload = nil
+        }
+        steps.append(step)
+        return steps
+    }
+
+    /// What looking up an unanswered register found.
+    private enum Adoption {
+        /// Exactly one listing matched, and is now recorded.
+        case adopted(PublishStep)
+        /// None matched: the request probably never created one.
+        case nothingFound(PublishStep)
+        /// A dry run, a failed lookup, or more than one match.
+        case unresolved(PublishStep)
+    }
+
+    /// Looks an unanswered register up on the server and records the listing it created when exactly
+    /// one matches. Otherwise the entry stays pending: registering again could list it twice.
+    private mutating func adopt(key: String, name: String, entry: PublishLedger.Entry, current: ProductDraft) async -> Adoption {
+        let fields = entry.sent?.fields ?? current
+        let sentAt = ISO8601DateFormatter().string(from: entry.at)
+        guard !dryRun else {
+            return .unresolved(PublishStep(folder: name, action: .pending,
+                                           detail: "a register sent at \(sentAt) was never answered: a real run looks it up on the server first"))
+        }
+        let vendorID = ledger.entries(on: server).lazy.compactMap(\.entry.vendorID).first
+        let matcher = ListingMatcher(fields: fields, sentAt: entry.at, vendorID: vendorID, excluded: ledger.knownIDs(on: server))
+        let matches: [ProductResponse]
+        do {
+            matches = matcher.matches(try await client.listings(named: fields.name))
+        } catch {
+            return .unresolved(.failed(name, .pending, "a register sent at \(sentAt) was never answered, and looking it up failed: \(describe(error))"))
+        }
+        switch matches.count {
+        case 1:
+            let listing = matches[0]
+            ledger.entries[key] = .init(state: .registered, productID: listing.id, at: Date(), sent: entry.sent,
+                                        vendorID: listing.vendorID, replaces: entry.replaces)
+            do {
+                try ledger.save(to: productsFolder)
+            } catch {
+                return .unresolved(.failed(name, .adopt, productID: listing.id, describe(error)))
+            }
+            return .adopted(PublishStep(folder: name, action: .adopt, productID: listing.id,
+                                        detail: "the unanswered register of \(sentAt) had listed it: recorded", result: .done))
+        case 0:
+            return .nothingFound(.failed(name, .pending, "no listing on the server matches the register sent at \(sentAt), which was never "
+                                         + "answered; if it is not listed after a minute, rerun with --resend-pending"))
+        default:
+            let ids = matches.map { String($0.id) }.joined(separator: ", ")
+            return .unresolved(.failed(name, .pending, "\(matches.count) listings (\(ids)) match the register sent at \(sentAt), which "
+                                       + "was never answered; delete the extra ones (market-images delete ID), then rerun"))
+        }
+    }
+
+    // MARK: Applying
+
+    /// Carries out `step`, records what the server accepted, and returns the step with its result.
+    public mutating func apply(_ step: PublishStep) async -> PublishStep {
+        var step = step
+        guard step.result == .planned else { return step }
+        do {
+            switch step.action {
+            case .register:
+                try await register(step.folder, step.payload, replacing: nil, into: &step)
+            case .recreate:
+                let old = step.productID
+                try await register(step.folder, step.payload, replacing: old, into: &step)
+                if let old { try await deleteReplaced(step.folder, old) }
+            case .edit, .replaceImages:
+                guard let id = step.productID, let payload = step.payload else { return step }
+                let images = step.action == .replaceImages ? payload.images : []
+                let product = try await client.edit(id: id, payload.change, images: images, credentials: credentials)
+                try record(step.folder) { $0.sent = payload.snapshot; $0.vendorID = product.vendorID ?? $0.vendorID }
+            case .unchanged:
+                guard let payload = step.payload else { return step }
+                try record(step.folder) { $0.sent = payload.snapshot }
+            case .deleteReplaced:
+                guard let id = step.productID else { return step }
+                try await deleteReplaced(step.folder, id)
+            case .deleteOrphan:
+                guard let id = step.productID else { return step }
+                try await deleteListing(id)
+                ledger.entries[key(step.folder)] = nil
+                try ledger.save(to: productsFolder)
+            case .adopt, .blocked, .pending, .orphaned:
+                return step
+            }
+            step.result = .done
+        } catch {
+            step.result = .failed
+            step.error = describe(error)
+        }
+        return step
+    }
+
+    /// Registers behind a pending entry. A refusal forgets the attempt (the previous entry returns);
+    /// an unanswered request stays pending for the next run to look up.
+    private mutating func register(_ folder: String, _ payload: PublishStep.Payload?, replacing: Int?, into step: inout PublishStep) async throws {
+        guard let payload else { return }
+        let key = key(folder), previous = ledger.entries[key]
+        ledger.entries[key] = .init(state: .pending, at: Date(), sent: payload.snapshot, replaces: replacing)
+        try ledger.save(to: productsFolder)
+        let product: ProductResponse
+        do {
+            product = try await client.register(payload.snapshot.fields, images: payload.images, credentials: credentials)
+        } catch {
+            guard error.mayHaveBeenActedOn else {
+                ledger.entries[key] = previous
+                try ledger.save(to: productsFolder)
+                throw error
+            }
+            throw PublishingError.mayHaveBeenListed(error)
+        }
+        ledger.entries[key] = .init(state: .registered, productID: product.id, at: Date(), sent: payload.snapshot,
+                                    vendorID: product.vendorID, replaces: replacing)
+        try ledger.save(to: productsFolder)
+        step.productID = product.id
+    }
+
+    /// Deletes the listing a recreate replaced; one already gone counts as deleted.
+    private mutating func deleteReplaced(_ folder: String, _ id: Int) async throws {
+        try await deleteListing(id)
+        try record(folder) { $0.replaces = nil }
+    }
+
+    private func deleteListing(_ id: Int) async throws {
+        do {
+            try await client.delete(id: id, credentials: credentials)
+        } catch .notFound {
+            return
+        }
+    }
+
+    private mutating func record(_ folder: String, _ update: (inout PublishLedger.Entry) -> Void) throws {
+        let key = key(folder)
+        guard var entry = ledger.entries[key] else { return }
+        update(&entry)
+        ledger.entries[key] = entry
+        try ledger.save(to: productsFolder)
+    }
+
+    private func key(_ folder: String) -> String { PublishLedger.key(server: server, folder: folder) }
+}

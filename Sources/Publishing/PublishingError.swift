@@ -1,0 +1,31 @@
+import Foundation
+import MarketUploader
+
+/// What can stop publishing a product folder, as data: the command line words each in terms of its
+/// flags (`Output/ErrorMessages.swift`), a server in its own.
+public enum PublishingError: Error, Sendable, Equatable, CustomStringConvertible {
+    /// `product.json` is not one JSON object, not valid JSON, or has keys with problems: each problem
+    /// a sentence naming its key.
+    case productFile(path: String, problems: [String])
+    /// Fields a product needs that neither `product.json` (at `productFile`, if the folder has one)
+    /// nor the caller gave.
+    case missingFields([String], productFile: String?)
+    /// Photos that could not be prepared, each named with its reason; nothing was sent.
+    case photosFailed([String])
+    /// Preparing stopped before the end (the cache's disk is full, say); nothing was sent.
+    case preparationStopped(String)
+    /// A register went unanswered in a way that may have listed the product: it is pending, and the
+    /// next run looks it up before sending it again.
+    case mayHaveBeenListed(OpenMarketError)
+
+    public var description: String {
+        switch self {
+        case .productFile(let path, let problems): problems.map { "\(path): \($0)" }.joined(separator: "\n")
+        case .missingFields(let names, let file):
+            "a product needs \(names.joined(separator: ", "))" + (file.map { ": set \(names.map { "\"\($0)\"" }.joined(separator: ", ")) in \($0)" } ?? "")
+        case .photosFailed(let failures): "\(failures.count) photo(s) could not be prepared (\(failures.joined(separator: "; "))); nothing was sent"
+        case .preparationStopped(let cause): "\(cause); nothing was sent"
+        case .mayHaveBeenListed(let error): "\(error.description); the server may have listed it anyway, so it is pending: the next run looks it up"
+        }
+    }
+}

@@ -1,0 +1,34 @@
+import Foundation
+import ImagePipeline
+import Hummingbird
+import Logging
+
+/// One access-log line per request (`AccessLogLine`, the signature elided), requests counted by
+/// status and in flight. A middleware, so it sees
+/// every request its routes answer, refusals included.
+struct AccessLog<Context: RequestContext>: RouterMiddleware {
+    let metrics: ServiceMetrics
+    let logger: Logger
+
+    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
+        let started = ContinuousClock.now
+        metrics.inFlight(1)
+        defer { metrics.inFlight(-1) }
+        let outcome = CacheOutcome()
+        let response = try await CacheOutcome.$current.withValue(outcome) { try await next(request, context) }
+        metrics.request(status: Int(response.status.code))
+        logger.info("\(AccessLogLine.text(request, response, since: started, outcome: outcome.text, path: Self.elidingSignature(request.uri.path)))")
+        return response
+    }
+
+    /// `/…/pr:list/…`: logs never carry a full signature. The first segment that is not empty is the
+    /// one elided (`//SIGNATURE/…` is refused, but still logged), and a lone segment other than the
+    /// service's own route may be one too.
+    static func elidingSignature(_ path: String) -> String {
+        if path == "/health" { return path }
+        let slashes = path.prefix { $0 == "/" }
+        let rest = path.dropFirst(slashes.count)
+        guard !rest.isEmpty else { return path }
+        return slashes + "…" + (rest.firstIndex(of: "/").map { rest[$0...] } ?? "")
+    }
+}

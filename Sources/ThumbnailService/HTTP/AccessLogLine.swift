@@ -1,0 +1,11 @@
+import Hummingbird
+
+/// The access log's line, one per request: method, path, status, bytes, milliseconds and cache
+/// outcome. Public so a server mounting the service (the preview) logs its own routes alike.
+public enum AccessLogLine {
+    public static func text(_ request: Request, _ response: Response, since started: ContinuousClock.Instant, outcome: String = "-", path: String? = nil) -> String {
+        let milliseconds = (ContinuousClock.now - started) / .milliseconds(1)
+        let bytes = response.headers[.contentLength] ?? "0"
+        return "\(request.method) \(path ?? request.uri.path) \(response.status.code) \(bytes) B \(String(format: "%.1f", milliseconds)) ms cache=\(outcome)"
+    }
+}

@@ -1,0 +1,120 @@
+import Foundation
+import Hummingbird
+import ImagePipeline
+import Logging
+
+/// The answer to one image URL, `/{signature}/{options}/{source}`, read as numbered steps (as
+/// imgproxy's handler is). Each step costs less than the next, and the first that can answer does:
+/// a bad signature touches nothing, a 304 processes nothing, a hit decodes nothing.
+struct ImageRequestHandler: Sendable {
+    let presets: [String: String]
+    let maxAge: Int
+    let signature: SignatureCheck
+    let local: LocalSourceRoot?
+    let remote: RemoteSources
+    let processor: ImageProcessor
+    let pool: ImageWorkPool
+    let caches: OutputCaches
+    let metrics: ServiceMetrics
+    private let flight = SingleFlight<EncodedImage>()
+
+    init(presets: [String: String], maxAge: Int, signature: SignatureCheck, local: LocalSourceRoot?, remote: RemoteSources,
+         processor: ImageProcessor, pool: ImageWorkPool, caches: OutputCaches, metrics: ServiceMetrics) {
+        (self.presets, self.maxAge, self.signature, self.local, self.remote) = (presets, maxAge, signature, local, remote)
+        (self.processor, self.pool, self.caches, self.metrics) = (processor, pool, caches, metrics)
+    }
+
+    /// The response, and how the caches were involved (for the access log).
+    func respond(to request: Request) async throws(ServiceFailure) -> (Response, String) {
+        // 1. GET and HEAD only.
+        guard request.method == .get || request.method == .head else {
+            throw ServiceFailure(status: .methodNotAllowed, error: "method-not-allowed", detail: "only GET and HEAD")
+        }
+        // 2. The signature, before anything in the path is parsed or any source touched.
+        let trimmed = request.uri.path.dropFirst()
+        guard let slash = trimmed.firstIndex(of: "/"), slash > trimmed.startIndex else {
+            throw ServiceFailure(status: .notFound, error: "not-found", detail: "expected /{signature}/{options}/{source}")
+        }
+        guard signature.accepts(signature: trimmed[..<slash], path: trimmed[slash...]) else {
+            throw ServiceFailure(status: .forbidden, error: "forbidden", detail: "the signature does not match the path")
+        }
+        // 3. Options and source name, parsed and bounded.
+        let parsed: ImageRequestPath
+        do { parsed = try ImageRequestPath.parse(String(trimmed[slash...]), presets: presets) } catch { throw ServiceFailure(error) }
+        // 4. The source: a file opened under the root, or a download (shared, held in a slot).
+        let source = try await resolve(parsed.source)
+        defer { withExtendedLifetime(source.held) {} }
+        // 5. Format and output, settled before any work, so bad sizes are 400.
+        let (format, negotiated): (OutputFormat, Bool)
+        do {
+            (format, negotiated) = try processor.format(for: parsed.options, accept: request.headers[.accept], source: source.image)
+        } catch {
+            throw ServiceFailure(error)
+        }
+        let spec: RenderSpec
+        do { spec = try processor.spec(for: parsed.options, format: format) } catch { throw ServiceFailure(error) }
+        // 6. The ETag: a matching If-None-Match is a 304 with no work.
+        let etag = processor.etag(source: parsed.source, fingerprint: source.fingerprint, options: parsed.options, format: format)
+        var headers = HTTPAnswer.imageHeaders(etag: etag, maxAge: maxAge, negotiated: negotiated, modified: source.modified)
+        if HTTPAnswer.matches(request.headers[.ifNoneMatch], etag: etag) {
+            return (Response(status: .notModified, headers: headers), "revalidated")
+        }
+        // 7. The caches: memory, then disk.
+        if let cached = caches.load(etag) {
+            metrics.cache("hit")
+            return (image(cached.data, format: cached.format, headers: &headers, method: request.method), "hit")
+        }
+        metrics.cache("miss")
+        // 8. One rendering per output however many ask, on the bounded pool.
+        let output = try await render(spec, source: source.image, etag: etag)
+        // 9. Kept for the next request, and sent.
+        caches.store(output, etag: etag)
+        return (image(output.data, format: output.format, headers: &headers, method: request.method), "miss")
+    }
+
+    /// A source ready to process: the image, a fingerprint of its content, when it changed (local
+    /// files), and what holds a download's slot.
+    private struct Resolved {
+        var image: ImageSource
+        var fingerprint: String
+        var modified: Date?
+        var held: HeldSource?
+    }
+
+    private func resolve(_ name: String) async throws(ServiceFailure) -> Resolved {
+        if remote.isRemote(name) {
+            let held = try await remote.fetch(name)
+            metrics.sourceBytes(held.data.count)
+            return Resolved(image: .data(held.data), fingerprint: held.digest, held: held)
+        }
+        guard let file = local?.resolve(name) else {
+            throw ServiceFailure(status: .notFound, error: "source-not-found", detail: "no such image under the served root")
+        }
+        // The byte limit bounds what one request may read into memory, local or downloaded.
+        guard file.file.size <= remote.maxBytes else { throw remote.tooLarge }
+        return Resolved(image: .opened(file.file), fingerprint: file.fingerprint, modified: file.modified)
+    }
+
+    private func render(_ spec: RenderSpec, source: ImageSource, etag: String) async throws(ServiceFailure) -> EncodedImage {
+        let (maxPixels, draft) = (processor.limits.maxPixels, processor.limits.draftDecode)
+        do {
+            return try await flight.run(etag) { [pool, metrics] in
+                let started = ContinuousClock.now
+                let output = try await pool.run { () throws(ImagePipelineError) in
+                    try ImageRenderer(spec: spec).render(source, maxPixels: maxPixels, draft: draft)
+                }
+                metrics.processed(ContinuousClock.now - started)
+                return output
+            }
+        } catch let error as ImagePipelineError {
+            throw ServiceFailure(error)
+        } catch {
+            throw ServiceFailure(status: .serviceUnavailable, error: "cancelled", detail: "the request went away")
+        }
+    }
+
+    private func image(_ data: Data, format: OutputFormat, headers: inout HTTPFields, method: HTTPRequest.Method) -> Response {
+        metrics.bytesOut(data.count)
+        return HTTPAnswer.body(data, type: format.mimeType, headers: &headers, method: method)
+    }
+}

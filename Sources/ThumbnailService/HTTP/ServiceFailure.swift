@@ -1,0 +1,59 @@
+import Foundation
+import Hummingbird
+import ImagePipeline
+
+/// An answer other than an image: the status the failure deserves and a JSON body
+/// `{"error": …, "detail": …}` that names the problem without paths outside the request, stack
+/// traces or secrets. Never cached. Each is made with the status it deserves, where the failure is
+/// found.
+public struct ServiceFailure: Error, Sendable {
+    public let status: HTTPResponse.Status
+    public let error: String
+    public let detail: String
+    var retryAfter: Int?
+
+    public init(status: HTTPResponse.Status, error: String, detail: String) {
+        self.status = status
+        self.error = error
+        self.detail = detail
+    }
+
+    /// 400 for a malformed request; 404 for a preset that does not exist or a URL that expired.
+    init(_ failure: ProcessingError) {
+        switch failure {
+        case .unknownPreset, .expired: self.init(status: .notFound, error: failure.code, detail: failure.description)
+        default: self.init(status: .badRequest, error: failure.code, detail: failure.description)
+        }
+    }
+
+    init(_ failure: ImagePipelineError) {
+        let status: HTTPResponse.Status = switch failure {
+        case .tooManyPixels: .contentTooLarge
+        case .unsupportedFormat, .blockedFormat: .unsupportedMediaType
+        case .damaged, .emptySource, .cannotFitBudget: .unprocessableContent
+        case .sourceUnreadable: .notFound
+        case .invalidOption: .badRequest
+        case .overloaded, .cancelled: .serviceUnavailable
+        case .libraryUnavailable, .processingFailed, .encodeFailed, .outputFailed, .outputUnavailable, .outputUnsafe, .outputLocked:
+            .internalServerError
+        }
+        // libvips' own words and output errors can name server-side paths; the client gets the kind.
+        let detail = switch failure {
+        case .damaged(let format, _): ImagePipelineError.damaged(format: format, detail: "").description
+        case _ where status == .internalServerError: "the image could not be processed"
+        default: failure.description
+        }
+        self.init(status: status, error: failure.code, detail: detail)
+        if case .overloaded = failure { retryAfter = 1 }
+    }
+
+    public var response: Response {
+        var headers = HTTPFields()
+        headers[.cacheControl] = "no-store"
+        if let retryAfter { headers[.retryAfter] = String(retryAfter) }
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        let body = (try? encoder.encode(["error": error, "detail": detail])) ?? Data()
+        return HTTPAnswer.body(body, type: "application/json", headers: &headers, method: .get, status: status)
+    }
+}

@@ -1,0 +1,72 @@
+import Foundation
+import ImagePipeline
+
+/// The image side of the thumbnail service: for one request and its source, the format (negotiated),
+/// the output spec within the service's limits, and an ETag that names exactly those bytes. Decoding and encoding go
+/// through the same `ImageRenderer` as folder thumbnails, with the same limits as `prepare`.
+public struct ImageProcessor: Sendable {
+    public struct Limits: Sendable {
+        /// Quality when the URL gives none.
+        public var defaultQuality = 80
+        /// No output side is larger, whatever the URL asks (`--max-output-edge`).
+        public var maxOutputEdge = 4096
+        /// Sources with more pixels are refused from their header (`--max-pixels`).
+        public var maxPixels = PrepareOptions().maxPixels
+        /// JPEGs decoded straight to the output's scale (`--fast-decode`; see `DecodedImage.decode`).
+        public var draftDecode = false
+
+        public init() {}
+    }
+
+    public let limits: Limits
+
+    public init(limits: Limits = Limits()) {
+        self.limits = limits
+    }
+
+    /// The format of the response: the URL's, else WebP when the client accepts it, else PNG for a
+    /// source with transparency and no byte budget, else JPEG.
+    public func format(for options: ProcessingOptions, accept: String?, sourceHasAlpha: Bool) -> (format: OutputFormat, negotiated: Bool) {
+        if let format = options.format { return (format, false) }
+        if Self.accepts(accept, "image/webp") { return (.webp, true) }
+        return (sourceHasAlpha && options.maxBytes == nil ? .png : .jpeg, true)
+    }
+
+    /// The entity tag of the output, computable before any work so `If-None-Match` costs nothing:
+    /// the source's identity and fingerprint (size and modification time, or an origin's ETag), the
+    /// normalised options and the format.
+    public func etag(source: String, fingerprint: String, options: ProcessingOptions, format: OutputFormat) -> String {
+        // The edge limit bounds unsized outputs, so changing it changes their bytes.
+        let identity = [source, fingerprint, options.canonical(format: format, defaultQuality: limits.defaultQuality),
+                        "edge:\(limits.maxOutputEdge)"].joined(separator: "\n")
+        return "\"" + Fingerprint.hex(identity) + "\""
+    }
+
+    /// The format for a source: as `format(for:accept:sourceHasAlpha:)`, reading the source's header
+    /// (no pixels) only when its transparency decides.
+    public func format(for options: ProcessingOptions, accept: String?, source: ImageSource) throws(ImagePipelineError) -> (format: OutputFormat, negotiated: Bool) {
+        let direct = format(for: options, accept: accept, sourceHasAlpha: false)
+        guard direct.negotiated, direct.format == .jpeg, options.maxBytes == nil else { return direct }
+        return format(for: options, accept: accept, sourceHasAlpha: try ImageHeader.read(source).hasAlpha)
+    }
+
+    /// What the renderer makes for these options in `format`, within this processor's limits.
+    public func spec(for options: ProcessingOptions, format: OutputFormat) throws(ProcessingError) -> RenderSpec {
+        try options.spec(format: format, defaultQuality: limits.defaultQuality, maxOutputEdge: limits.maxOutputEdge)
+    }
+
+    /// Whether an `Accept` header lists `type` with a non-zero quality. Parameters are read as RFC
+    /// 9110 writes them, with optional whitespace around `;` and `=`: `image/webp ; q = 0` refuses.
+    static func accepts(_ accept: String?, _ type: String) -> Bool {
+        guard let accept else { return false }
+        return accept.split(separator: ",").contains { item in
+            let parts = item.split(separator: ";").map { $0.trimmingCharacters(in: .whitespaces).lowercased() }
+            guard parts.first == type else { return false }
+            let quality = parts.dropFirst().lazy.compactMap { parameter -> Double? in
+                let pair = parameter.split(separator: "=", maxSplits: 1).map { $0.trimmingCharacters(in: .whitespaces) }
+                return pair.count == 2 && pair[0] == "q" ? Double(pair[1]) ?? 0 : nil
+            }.first ?? 1
+            return quality > 0
+        }
+    }
+}

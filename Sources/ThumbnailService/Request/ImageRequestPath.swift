@@ -1,0 +1,59 @@
+import Foundation
+import ImagePipeline
+
+/// A thumbnail-service path after its signature, `/{option}/…/{source}`, parsed: the options, and
+/// the source from `plain/{percent-encoded}@{ext}` or base64url (split by `/` anywhere) `.{ext}`.
+/// The extension sets the format, as in imgproxy.
+public struct ImageRequestPath: Sendable, Equatable {
+    public var options: ProcessingOptions
+    /// The source as the URL names it: `local:///sku-1/IMG_1.jpg`, `https://…`.
+    public var source: String
+
+    /// Paths longer than this are refused before parsing.
+    public static let lengthLimit = 8192
+
+    public static func parse(_ path: String, presets: [String: String] = ProcessingOptions.standardPresets,
+                             now: Date = Date()) throws(ProcessingError) -> ImageRequestPath {
+        guard path.utf8.count <= lengthLimit else { throw .invalidSource("the path is over \(lengthLimit) bytes") }
+        var segments = path.split(separator: "/", omittingEmptySubsequences: false).map(String.init)
+        if segments.first == "" { segments.removeFirst() }
+        var options = ProcessingOptions()
+        var index = 0
+        // Options end at the first segment without a separator (imgproxy); `%3A` counts as one.
+        while index < segments.count {
+            let segment = segments[index].replacingOccurrences(of: "%3A", with: ":").replacingOccurrences(of: "%3a", with: ":")
+            guard segment.contains(":") else { break }
+            try options.apply(segment, presets: presets)
+            index += 1
+        }
+        let sourceSegments = Array(segments[index...])
+        let (source, fileExtension): (String, String?)
+        if sourceSegments.first == "plain" {
+            (source, fileExtension) = try plainSource(sourceSegments.dropFirst().joined(separator: "/"))
+        } else {
+            (source, fileExtension) = try base64Source(sourceSegments.joined())
+        }
+        if let fileExtension { options.format = try ProcessingOptions.format(fileExtension) }
+        if let expires = options.expires, expires.timeIntervalSince1970 > 0, expires < now { throw .expired }
+        return ImageRequestPath(options: options, source: source)
+    }
+
+    private static func plainSource(_ text: String) throws(ProcessingError) -> (String, String?) {
+        let parts = text.split(separator: "@", omittingEmptySubsequences: false)
+        guard parts.count <= 2 else { throw .invalidSource("more than one @ in a plain source; escape @ as %40") }
+        guard let source = parts[0].removingPercentEncoding, !source.isEmpty else {
+            throw .invalidSource(parts[0].isEmpty ? "nothing after plain/" : "invalid percent-encoding")
+        }
+        return (source, parts.count == 2 ? String(parts[1]) : nil)
+    }
+
+    private static func base64Source(_ text: String) throws(ProcessingError) -> (String, String?) {
+        let parts = text.split(separator: ".", omittingEmptySubsequences: false)
+        guard parts.count <= 2 else { throw .invalidSource("more than one . after a base64 source") }
+        guard parts[0].contains(where: { $0 != "=" }) else { throw .invalidSource("no source after the options") }
+        guard let data = Base64URL.decode(parts[0]), let source = String(data: data, encoding: .utf8), !source.isEmpty else {
+            throw .invalidSource("not base64url-encoded UTF-8")
+        }
+        return (source, parts.count == 2 ? String(parts[1]) : nil)
+    }
+}

@@ -1,0 +1,71 @@
+import Foundation
+import ImagePipeline
+
+/// An `http(s)` URL taken apart and normalised, so that a source is compared with an
+/// `--allow-source` prefix by its parts and fetched exactly as compared. Dot segments are resolved
+/// (`%2e` counts as a dot, as servers decode it), and a path that would need a server's help to read
+/// (an encoded slash or backslash, a raw backslash, `..` above the root) is no URL at all: a string
+/// prefix check on `…/images/../private/` or `…/images/..%2fprivate/` passed, and the origin walked out.
+struct SourceURL: Equatable, Sendable {
+    let scheme: String
+    let host: String
+    let port: Int
+    /// Path segments after the first `/`, percent-encoding kept except in resolved dot segments.
+    let segments: [String]
+    let query: String?
+
+    init?(_ text: String) {
+        guard let parts = URLComponents(string: text), let scheme = parts.scheme?.lowercased(), ["http", "https"].contains(scheme),
+              parts.user == nil, parts.password == nil, var host = parts.host?.lowercased(), !host.isEmpty,
+              !host.contains("%"), !host.contains("/") else { return nil }
+        if host.hasSuffix(".") { host.removeLast() }
+        let path = parts.percentEncodedPath
+        guard path.isEmpty || path.hasPrefix("/") else { return nil }
+        var segments: [String] = []
+        for segment in path.split(separator: "/", omittingEmptySubsequences: false).dropFirst() {
+            let lowered = segment.lowercased()
+            guard !lowered.contains("%2f"), !lowered.contains("%5c"), !segment.contains("\\") else { return nil }
+            switch lowered.replacingOccurrences(of: "%2e", with: ".") {
+            case ".": if segments.last != "" { segments.append("") }
+            case "..":
+                guard !segments.isEmpty else { return nil }
+                segments.removeLast()
+                segments.append("")
+            default:
+                if segments.last == "" { segments.removeLast() }
+                segments.append(String(segment))
+            }
+        }
+        self.scheme = scheme
+        self.host = host
+        self.port = parts.port ?? (scheme == "https" ? 443 : 80)
+        self.segments = segments.isEmpty ? [""] : segments
+        query = parts.percentEncodedQuery
+    }
+
+    /// An `--allow-source` prefix: a URL with a path (at least the `/` ending its host, so
+    /// `http://host.example.com` cannot also allow `http://host.example.com.evil.test`), no query,
+    /// and nothing a normalised URL would drop or refuse.
+    init?(prefix text: String) {
+        guard let url = SourceURL(text), url.query == nil, !text.contains("#"), text.dropFirst(url.scheme.count + 3).contains("/") else { return nil }
+        self = url
+    }
+
+    /// The URL to request: exactly what was checked, without a fragment.
+    var text: String {
+        let hostText = host.contains(":") ? "[\(host)]" : host
+        let defaultPort = (scheme == "https" ? 443 : 80) == port
+        return "\(scheme)://\(hostText)\(defaultPort ? "" : ":\(port)")/" + segments.joined(separator: "/") + (query.map { "?" + $0 } ?? "")
+    }
+
+    /// Whether this URL lies under `prefix`: the same scheme, host and port, the prefix's whole
+    /// segments, and its last segment (empty when it ends with `/`) starting the next one.
+    func isUnder(_ prefix: SourceURL) -> Bool {
+        guard scheme == prefix.scheme, host == prefix.host, port == prefix.port, prefix.query == nil,
+              segments.count >= prefix.segments.count, let last = prefix.segments.last else { return false }
+        let whole = prefix.segments.dropLast()
+        guard Array(segments.prefix(whole.count)) == Array(whole) else { return false }
+        let next = segments[whole.count]
+        return next.hasPrefix(last) && (segments.count > prefix.segments.count || !next.isEmpty)
+    }
+}

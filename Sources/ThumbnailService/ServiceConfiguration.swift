@@ -1,0 +1,128 @@
+import Foundation
+import ImagePipeline
+
+/// Everything the thumbnail service is started with, as one value: what `serve`'s flags fill in, and
+/// what another Swift server sets to mount the service. Each setting is named as its flag is
+/// (`max-connections`), so a problem can be reported in the caller's own terms.
+public struct ServiceConfiguration: Sendable {
+    // Sources.
+    /// The folder `local:///` sources are served from; nil serves no local sources.
+    public var root: String?
+    /// `http(s)` URL prefixes sources may come from.
+    public var allowedSources: [String] = []
+    /// Allow sources on loopback, private and link-local addresses.
+    public var allowPrivateSources = false
+    /// Largest source, downloaded or local.
+    public var maxSourceBytes = 20_000_000
+    public var downloadTimeout: Duration = .seconds(5)
+    /// Downloaded sources held at once (see `RemoteSources`).
+    public var maxDownloads = 8
+
+    // Security.
+    /// The HMAC key and salt of signed URLs; nil accepts any signature (loopback only).
+    public var key: (key: Data, salt: Data)?
+
+    // Processing.
+    public var workers = ProcessInfo.processInfo.activeProcessorCount
+    public var queue = 64
+    public var limits = ImageProcessor.Limits()
+    /// More presets, `name: options`, beside the standard ones.
+    public var presets: [String: String] = [:]
+
+    // Caches.
+    public var cacheFolder: String?
+    public var cacheSize = 1 << 30
+    /// With a cache folder, bytes of recent outputs also kept in memory.
+    public var memoryCache = 64 << 20
+
+    // HTTP.
+    public var bind = ServiceAddress(host: "127.0.0.1", port: 8080)
+    /// Where `GET /metrics` is served; nil for nowhere.
+    public var metricsBind: ServiceAddress? = ServiceAddress(host: "127.0.0.1", port: 9464)
+    /// `Cache-Control: max-age` of images, in seconds.
+    public var maxAge = 31_536_000
+    public var grace: Duration = .seconds(10)
+    public var idleTimeout: Duration = .seconds(15)
+    /// Connections held open at most; nil: 4096, or half the open-file limit if lower.
+    public var maxConnections: Int?
+
+    public init() {}
+
+    /// One wrong setting, named as its flag.
+    public struct Problem: Error, Equatable, Sendable, CustomStringConvertible {
+        public var setting: String
+        public var message: String
+        public var description: String { "\(setting): \(message)" }
+    }
+
+    /// Every wrong setting, each once; empty when the service can start.
+    public var problems: [Problem] {
+        var problems: [Problem] = []
+        func check(_ ok: Bool, _ setting: String, _ message: @autoclosure () -> String) {
+            if !ok { problems.append(Problem(setting: setting, message: message())) }
+        }
+        if let root { check(FileManager.default.isDirectory(root), "root", "\(root) is not a folder") }
+        check(root != nil || !allowedSources.isEmpty, "root", "give a folder to serve, or --allow-source prefixes, or both")
+        for text in allowedSources {
+            guard let prefix = SourceURL(prefix: text) else {
+                check(false, "allow-source", "takes an http(s) URL prefix ending its host with /, e.g. https://images.example.com/; got \(text)")
+                continue
+            }
+            // Refused now rather than on every request: each would be "not under an allowed prefix".
+            let privateAddress = SourceAddress.resolve(prefix.host)?.first(where: SourceAddress.isInternal)
+            check(allowPrivateSources || privateAddress == nil, "allow-source",
+                  "\(text) is on a private address (\(privateAddress ?? "")); add --allow-private-sources to fetch from it")
+        }
+        check(key != nil || bind.isLoopback, "insecure-unsigned", "binds loopback only (127.0.0.1, ::1); \(bind.host) is not")
+        check((1...256).contains(workers), "workers", "takes 1 to 256")
+        check((0...100_000).contains(queue), "queue", "takes 0 to 100000")
+        check((16...16_384).contains(limits.maxOutputEdge), "max-output-edge", "takes 16 to 16384")
+        check(limits.maxPixels > 0, "max-pixels", "must be positive")
+        check((1...100).contains(limits.defaultQuality), "quality", "takes 1 to 100")
+        check(cacheSize > 0, "cache-size", "must be positive")
+        check(memoryCache >= 0, "memory-cache", "must be 0 or more")
+        check(maxSourceBytes > 0, "max-source-bytes", "must be positive")
+        check(downloadTimeout >= .seconds(1) && downloadTimeout <= .seconds(600), "download-timeout", "takes 1 to 600 seconds")
+        check((1...1024).contains(maxDownloads), "max-downloads", "takes 1 to 1024")
+        check(maxAge >= 0, "max-age", "must be 0 or more")
+        check(grace >= .zero, "grace", "must be 0 or more")
+        check(idleTimeout >= .seconds(1) && idleTimeout <= .seconds(3600), "idle-timeout", "takes 1 to 3600 seconds")
+        let files = Self.openFileLimit
+        if let maxConnections {
+            check((1...max(1, files - 64)).contains(maxConnections), "max-connections",
+                  "must be 1 to \(max(1, files - 64)) (the open-file limit, ulimit -n, is \(files), and requests need descriptors of their own); "
+                      + "raise the limit (LimitNOFILE= in a systemd unit) or lower --max-connections")
+        }
+        let table = ProcessingOptions.standardPresets.merging(presets) { $1 }
+        for (name, options) in presets.sorted(by: { $0.key < $1.key }) {
+            do { _ = try ImageRequestPath.parse("/" + options + "/plain/local:///x.jpg", presets: table) } catch {
+                check(false, "preset", "\(name): \(error)")
+            }
+        }
+        return problems
+    }
+
+    /// The configuration, or its first problem.
+    public func validated() throws(Problem) -> ServiceConfiguration {
+        if let problem = problems.first { throw problem }
+        return self
+    }
+
+    /// The standard presets and these (checked by `problems`).
+    var presetTable: [String: String] { ProcessingOptions.standardPresets.merging(presets) { $1 } }
+
+    var connectionLimit: Int { maxConnections ?? max(16, min(4096, Self.openFileLimit / 2)) }
+
+    static var openFileLimit: Int {
+        var limit = rlimit()
+        getrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit)
+        return Int(clamping: limit.rlim_cur)
+    }
+}
+
+extension FileManager {
+    func isDirectory(_ path: String) -> Bool {
+        var directory: ObjCBool = false
+        return fileExists(atPath: path, isDirectory: &directory) && directory.boolValue
+    }
+}

@@ -1,0 +1,69 @@
+import Foundation
+import ImagePipeline
+
+/// The folder `local:///…` sources are served from. A source resolves to a regular file inside the
+/// root or to nothing: `..`, absolute escapes, NUL and symbolic links leading out are all "not found".
+/// The check is on the real path of the file itself (links that stay inside are followed), and the
+/// file is then opened along that real path from a descriptor of the root, one component at a time
+/// with `O_NOFOLLOW`: a link swapped in after the check fails the open instead of being followed,
+/// and what is read is the file that was checked, handed on as bytes (see `OpenFile`).
+public struct LocalSourceRoot: Sendable {
+    public static let scheme = "local://"
+    /// The root's real path.
+    public let path: String
+    private let root: OpenFolder
+
+    public init(_ root: String) throws(ImagePipelineError) {
+        guard let real = FileStatus.realPath(root) else { throw .sourceUnreadable(errno: ENOENT) }
+        let descriptor = open(real, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        guard descriptor >= 0 else { throw .sourceUnreadable(errno: errno) }
+        path = real
+        self.root = OpenFolder(descriptor: descriptor)
+    }
+
+    /// A file found under the root and opened: a fingerprint of its content and identity (size,
+    /// modification and change times, inode: see `SourceFingerprint`) and when it changed, from one
+    /// `fstat` of the open file.
+    public struct File: Sendable {
+        public var file: OpenFile
+        public var fingerprint: String
+        public var modified: Date
+    }
+
+    /// The file `source` names inside the root, opened, or nil. `source` is the decoded URL from the
+    /// request path, e.g. `local:///sku-1/IMG_1.jpg`.
+    public func resolve(_ source: String) -> File? {
+        guard source.hasPrefix(Self.scheme) else { return nil }
+        let relative = source.dropFirst(Self.scheme.count)
+        guard relative.hasPrefix("/"), !relative.contains("\0"),
+              !relative.split(separator: "/").contains(where: { $0 == ".." || $0 == "." }) else { return nil }
+        guard let real = FileStatus.realPath(path + relative), real.hasPrefix(path + "/"),
+              let file = root.open(beneath: real.dropFirst(path.count + 1).split(separator: "/")) else { return nil }
+        return File(file: file, fingerprint: SourceFingerprint.identity(of: file), modified: file.modified)
+    }
+}
+
+/// A folder held open for the life of the service, so files are opened relative to it.
+private final class OpenFolder: Sendable {
+    let descriptor: Int32
+
+    init(descriptor: Int32) { self.descriptor = descriptor }
+
+    deinit { close(descriptor) }
+
+    /// The regular file at `components` below this folder, refusing a symbolic link at any step.
+    func open(beneath components: [Substring]) -> OpenFile? {
+        guard let name = components.last else { return nil }
+        var folder = descriptor
+        defer { if folder != descriptor { close(folder) } }
+        for component in components.dropLast() {
+            let next = openat(folder, String(component), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
+            if folder != descriptor { close(folder) }
+            folder = next
+            guard folder >= 0 else { return nil }
+        }
+        let file = openat(folder, String(name), O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NOCTTY | O_NONBLOCK)
+        guard file >= 0 else { return nil }
+        return try? OpenFile(descriptor: file)
+    }
+}

@@ -1,0 +1,89 @@
+import Foundation
+import Hummingbird
+import ImagePipeline
+import NIOCore
+import Logging
+import ServiceLifecycle
+
+/// The thumbnail service as a library: photos under a root or from allowed origins, at the size,
+/// crop and format a screen asks for in an imgproxy-style signed URL, cached, on a bounded pool.
+///
+/// `market-images serve` runs it standalone (`run`); another Hummingbird server mounts its routes
+/// on its own router (`addRoutes(to:)`), as `preview` does, and tests drive it in process.
+public struct ThumbnailService: Sendable {
+    public let configuration: ServiceConfiguration
+    let handler: ImageRequestHandler
+    let metrics: ServiceMetrics
+    let connections: ConnectionLimit
+    let logger: Logger
+
+    /// Checks the configuration (see `ServiceConfiguration.problems`) and builds every part; nothing
+    /// listens yet.
+    public init(_ configuration: ServiceConfiguration, logger: Logger) throws(ServiceConfiguration.Problem) {
+        let configuration = try configuration.validated()
+        self.configuration = configuration
+        self.logger = logger
+        let metrics = ServiceMetrics()
+        self.metrics = metrics
+        connections = ConnectionLimit(maximum: configuration.connectionLimit)
+        do {
+            let disk = try configuration.cacheFolder.map { folder throws(ImagePipelineError) in
+                try DiskCache(folder: folder, sizeLimit: configuration.cacheSize)
+            }
+            let local = try configuration.root.map { root throws(ImagePipelineError) in try LocalSourceRoot(root) }
+            handler = ImageRequestHandler(
+                presets: configuration.presetTable, maxAge: configuration.maxAge,
+                signature: SignatureCheck(key: configuration.key?.key, salt: configuration.key?.salt ?? Data()),
+                local: local,
+                remote: RemoteSources(prefixes: configuration.allowedSources.compactMap { SourceURL(prefix: $0) },
+                                      allowInternal: configuration.allowPrivateSources, maxBytes: configuration.maxSourceBytes,
+                                      timeout: TimeAmount(configuration.downloadTimeout), maxDownloads: configuration.maxDownloads),
+                processor: ImageProcessor(limits: configuration.limits),
+                pool: ImageWorkPool(workers: configuration.workers, queueLimit: configuration.queue),
+                caches: OutputCaches(disk: disk, memory: disk != nil && configuration.memoryCache > 0 ? MemoryCache(sizeLimit: configuration.memoryCache) : nil,
+                                     logger: logger),
+                metrics: metrics)
+        } catch {
+            throw ServiceConfiguration.Problem(setting: configuration.cacheFolder.map { _ in "cache" } ?? "root", message: error.description)
+        }
+    }
+
+    /// `GET /health`, and every other GET or HEAD as an image URL, with one access-log line each. On
+    /// a router of the caller's, after its own routes: the image route catches every path.
+    public func addRoutes<Context: RequestContext>(to router: Router<Context>) {
+        let routes = router.group().add(middleware: AccessLog<Context>(metrics: metrics, logger: logger))
+        routes.get("/health") { request, _ in HTTPAnswer.text("ok\n", method: request.method) }
+        routes.head("/health") { request, _ in HTTPAnswer.text("ok\n", method: request.method) }
+        let handler = self.handler
+        for method: HTTPRequest.Method in [.get, .head, .post, .put, .delete, .patch, .options] {
+            routes.on("**", method: method) { request, _ -> Response in
+                do throws(ServiceFailure) {
+                    let (response, outcome) = try await handler.respond(to: request)
+                    CacheOutcome.current?.text = outcome
+                    return response
+                } catch {
+                    return error.response
+                }
+            }
+        }
+    }
+
+    /// Serves on `configuration.bind` (and metrics on `metricsBind`) until SIGTERM or SIGINT, then
+    /// lets requests in flight finish within `grace`. `onListening` gets each listener's URL.
+    public func run(onListening: @escaping @Sendable (_ what: String, _ url: String) -> Void) async throws {
+        let router = Router()
+        addRoutes(to: router)
+        var services: [any Service] = [configuration.bind.application(router.buildResponder(), idleTimeout: configuration.idleTimeout,
+                                                                       limit: connections, logger: logger) { onListening("listening on", $0) }]
+        if let metricsBind = configuration.metricsBind {
+            let responder = MetricsResponder(metrics: metrics, pool: handler.pool, cache: handler.caches.disk, connections: connections)
+            services.append(metricsBind.application(responder, idleTimeout: configuration.idleTimeout, logger: logger) { onListening("metrics on", $0 + "/metrics") })
+        }
+        try await ServiceAddress.run(services, grace: configuration.grace, logger: logger)
+    }
+
+    /// Prometheus text, as the metrics listener answers it.
+    public func renderMetrics() -> String {
+        MetricsResponder(metrics: metrics, pool: handler.pool, cache: handler.caches.disk, connections: connections).render()
+    }
+}

@@ -1,0 +1,50 @@
+import Foundation
+import MarketUploader
+import Publishing
+
+/// A publish plan as people read it: one row per step, as a plan/apply tool prints it, then one line
+/// per step applied and a count of each kind.
+struct PlanTable {
+    let server: URL
+    let dialect: Dialect
+
+    func render(_ steps: [PublishStep]) -> String {
+        let rows = [["FOLDER", "ACTION", "PRODUCT", "DETAIL"]] + steps.map { step in
+            [Terminal.display(step.folder), step.action.rawValue, step.productID.map(String.init) ?? "-", step.error ?? step.detail]
+        }
+        return "Plan for \(PublishLedger.identity(of: server)) (\(dialect.rawValue)):\n" + TextTable.lines(rows).map { "  " + $0 }.joined(separator: "\n") + "\n"
+    }
+
+    /// What a step that was carried out did, in the past tense.
+    func outcome(_ step: PublishStep) -> String {
+        let id = step.productID.map(String.init) ?? "?"
+        let text: String
+        switch step.action {
+        case .register: text = "registered product \(id)"
+        case .edit: text = "edited product \(id): " + step.changes.map(\.field).joined(separator: ", ")
+        case .replaceImages: text = "replaced the images of product \(id)"
+        case .recreate: text = "registered product \(id) with the new photos and deleted the listing it replaces"
+        case .deleteReplaced: text = "deleted product \(id), which was replaced"
+        case .deleteOrphan: text = "deleted product \(id)"
+        case .adopt: text = "adopted product \(id), which an unanswered register had listed"
+        case .unchanged: text = "recorded what product \(id) holds"
+        case .blocked, .pending, .orphaned: text = step.detail
+        }
+        return "\(Terminal.display(step.folder)): \(text)"
+    }
+
+    /// "1 to register, 2 unchanged, 1 blocked", and what was done with them.
+    func summary(_ steps: [PublishStep], dryRun: Bool) -> String {
+        var counts: [PublishStep.Action: Int] = [:]
+        for step in steps { counts[step.action, default: 0] += 1 }
+        let order: [(PublishStep.Action, String)] = [
+            (.register, "to register"), (.edit, "to edit"), (.replaceImages, "to replace images"), (.recreate, "to recreate"),
+            (.deleteReplaced, "replaced to delete"), (.deleteOrphan, "orphaned to delete"), (.adopt, "adopted"),
+            (.unchanged, "unchanged"), (.orphaned, "orphaned"), (.blocked, "blocked"), (.pending, "pending"),
+        ]
+        let parts = order.compactMap { action, label in counts[action].map { "\($0) \(label)" } }.joined(separator: ", ")
+        let failed = steps.filter { $0.result == .failed }.count
+        let ending = dryRun ? "nothing was sent (--dry-run)" : failed == 0 ? "done" : "\(failed) failed"
+        return "Plan: \(parts.isEmpty ? "nothing to do" : parts); \(ending)."
+    }
+}

@@ -1,0 +1,130 @@
+import Foundation
+import Hummingbird
+import HummingbirdTesting
+import ImagePipeline
+import Logging
+import MarketUploader
+import TestSupport
+import XCTest
+@testable import ThumbnailService
+
+/// The thumbnail service in process, mounted on a router as another server would mount it, spoken
+/// to through HummingbirdTesting: no port, no binary. Each answer is checked as a client would:
+/// status, headers, and the image read back.
+final class ServiceInProcessTests: FolderTestCase {
+    private static let key = "696e2d70726f63657373", salt = "73616c74"
+    private let signer = try! ThumbnailURLSigner(hexKey: ServiceInProcessTests.key, hexSalt: ServiceInProcessTests.salt)
+
+    override func setUpWithError() throws {
+        try super.setUpWithError()
+        try copy("photos/jolla.jpg", to: "sku-1/IMG_1.jpg")
+    }
+
+    private func configuration() -> ServiceConfiguration {
+        var configuration = ServiceConfiguration()
+        configuration.root = input
+        configuration.key = (Data(hex: Self.key), Data(hex: Self.salt))
+        configuration.metricsBind = nil
+        return configuration
+    }
+
+    /// The service on a router of its own, and a client for it.
+    private func withService(_ configuration: ServiceConfiguration, _ body: @escaping @Sendable (ThumbnailService, any TestClientProtocol) async throws -> Void) async throws {
+        let service = try ThumbnailService(configuration, logger: Logger(label: "test"))
+        let router = Router()
+        service.addRoutes(to: router)
+        try await Application(router: router).test(.router) { client in try await body(service, client) }
+    }
+
+    private func path(_ options: [String], source: String = "local:///sku-1/IMG_1.jpg", format: String? = nil) -> String {
+        signer.signedPath(options: options, source: source, format: format)
+    }
+
+    func testAnImageURLGivesTheSizeFormatAndAStableETag() async throws {
+        let list = path(["pr:list", "dpr:3"]), budgeted = path(["rs:fit:1500:1500", "mb:30000"])
+        try await withService(configuration()) { _, client in
+            let webp = try await client.execute(uri: list, method: .get, headers: [.accept: "image/webp"]) { $0 }
+            XCTAssertEqual(webp.status, .ok)
+            XCTAssertEqual(webp.headers[.contentType], "image/webp")
+            XCTAssertEqual(webp.headers[.vary], "Accept")
+            let image = try ImageHeader.read(.data(Data(buffer: webp.body)))
+            XCTAssertEqual([image.width, image.height], [240, 240])
+            let etag = try XCTUnwrap(webp.headers[.eTag])
+            let again = try await client.execute(uri: list, method: .get, headers: [.accept: "image/webp"]) { $0 }
+            XCTAssertEqual(again.headers[.eTag], etag)
+            XCTAssertEqual(again.body, webp.body, "the same request gives the same bytes")
+            let jpeg = try await client.execute(uri: list, method: .get) { $0 }
+            XCTAssertEqual(jpeg.headers[.contentType], "image/jpeg")
+            XCTAssertNotEqual(jpeg.headers[.eTag], etag, "another format, another tag")
+            let revalidated = try await client.execute(uri: list, method: .get, headers: [.accept: "image/webp", .ifNoneMatch: etag]) { $0 }
+            XCTAssertEqual(revalidated.status, .notModified)
+
+            let budget = try await client.execute(uri: budgeted, method: .get) { $0 }
+            XCTAssertLessThanOrEqual(budget.body.readableBytes, 30_000)
+            let head = try await client.execute(uri: list, method: .head) { $0 }
+            XCTAssertEqual([head.status.code, head.body.readableBytes], [200, 0])
+        }
+    }
+
+    /// Each refusal with its status, where it is found: signature, options, source, method.
+    func testRefusalsHaveTheirStatus() async throws {
+        try copy("photos/jolla.jpg", to: "page.jpg")
+        try Data("<html>".utf8).write(to: URL(fileURLWithPath: input + "/page.jpg"))
+        let good = path(["w:100"])
+        let forged = "/AAAA" + good.dropFirst().drop { $0 != "/" }
+        let cases: [(String, HTTPRequest.Method, HTTPResponse.Status)] = [
+            (forged, .get, .forbidden), (path(["w:abc"]), .get, .badRequest), (path(["nope:1"]), .get, .badRequest),
+            (path(["pr:missing"]), .get, .notFound), (path(["w:100"], source: "local:///missing.jpg"), .get, .notFound),
+            (path(["rs:fill:5000:5000"]), .get, .badRequest), (path(["w:100"], source: "local:///page.jpg"), .get, .unsupportedMediaType),
+            (good, .post, .methodNotAllowed), ("/health", .get, .ok), ("/metrics", .get, .notFound),
+        ]
+        try await withService(configuration()) { _, client in
+            for (uri, method, status) in cases {
+                let answer = try await client.execute(uri: uri, method: method) { $0 }
+                XCTAssertEqual(answer.status, status, "\(method) \(uri)")
+                if status.code >= 400 {
+                    XCTAssertEqual(answer.headers[.contentType], "application/json", uri)
+                    XCTAssertEqual(answer.headers[.cacheControl], "no-store", uri)
+                }
+            }
+        }
+    }
+
+    /// Hits and misses are counted in the service's own registry (several services in one process).
+    func testMetricsCountCacheOutcomes() async throws {
+        var configuration = configuration()
+        configuration.cacheFolder = root + "/cache"
+        let list = path(["pr:list"])
+        try await withService(configuration) { service, client in
+            for _ in 0..<3 { _ = try await client.execute(uri: list, method: .get) { $0.status } }
+            let metrics = service.renderMetrics()
+            XCTAssertTrue(metrics.contains(#"market_images_cache_total{outcome="miss"} 1"#), metrics)
+            XCTAssertTrue(metrics.contains(#"market_images_cache_total{outcome="hit"} 2"#), metrics)
+            XCTAssertTrue(metrics.contains(#"market_images_requests_total{status="200"} 3"#), metrics)
+        }
+    }
+
+    /// One problem per wrong setting, named as its flag.
+    func testAWrongConfigurationNamesEachSetting() {
+        var configuration = ServiceConfiguration()
+        configuration.root = root + "/missing"
+        configuration.workers = 0
+        configuration.limits.maxOutputEdge = 5
+        configuration.allowedSources = ["ftp://example.com/", "http://127.0.0.1/"]
+        configuration.presets = ["card": "rs:nope"]
+        configuration.bind = ServiceAddress(host: "0.0.0.0", port: 8080)
+        let settings = configuration.problems.map(\.setting)
+        XCTAssertEqual(settings, ["root", "allow-source", "allow-source", "insecure-unsigned", "workers", "max-output-edge", "preset"])
+        XCTAssertTrue(configuration.problems[2].message.contains("private address"), configuration.problems[2].message)
+        XCTAssertThrowsError(try ThumbnailService(configuration, logger: Logger(label: "test")))
+    }
+}
+
+private extension Data {
+    init(hex: String) {
+        self.init(stride(from: 0, to: hex.count, by: 2).map { offset in
+            let start = hex.index(hex.startIndex, offsetBy: offset)
+            return UInt8(hex[start..<hex.index(start, offsetBy: 2)], radix: 16)!
+        })
+    }
+}
