@@ -36,7 +36,9 @@ let package = Package(
             pkgConfig: "vips",
             providers: [.apt(["libvips-dev"]), .brew(["vips"])]
         ),
-        .target(name: "ImagePipeline", dependencies: ["CVips", .product(name: "Crypto", package: "swift-crypto")]),
+        // Our own C kernels (the JPEG decode to a fit and its Lanczos3 shrink), compiled once.
+        .target(name: "CKernels", dependencies: ["CVips"], linkerSettings: [.linkedLibrary("jpeg")]),
+        .target(name: "ImagePipeline", dependencies: ["CVips", "CKernels", .product(name: "Crypto", package: "swift-crypto")]),
         // Foundation only: this target must build for iOS, where libvips is not available.
         .target(name: "MarketUploader"),
         // The thumbnail service as a library: `serve` runs it, `preview` and other servers mount it.
@@ -51,7 +53,6 @@ let package = Package(
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOCore", package: "swift-nio"),
-                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
                 .product(name: "NIOHTTPTypes", package: "swift-nio-extras"),
                 .product(name: "NIOHTTPTypesHTTP1", package: "swift-nio-extras"),
@@ -74,7 +75,7 @@ let package = Package(
             ]
         ),
         // Release-mode stage timings of the decode paths, and their outputs for the quality check (Benchmarks/stages.sh).
-        .executableTarget(name: "stage-timings", dependencies: ["ImagePipeline", "CVips"], path: "Benchmarks/StageTimings"),
+        .executableTarget(name: "stage-timings", dependencies: ["ImagePipeline", "CVips", "CKernels"], path: "Benchmarks/StageTimings"),
         // Runs the built executable for the CLI tests; depending on it gets the executable built.
         .target(name: "TestSupport", dependencies: ["market-images"], path: "Tests/TestSupport"),
         .testTarget(

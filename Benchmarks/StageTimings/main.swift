@@ -1,3 +1,4 @@
+import CKernels
 import CVips
 import Foundation
 import ImagePipeline
@@ -82,7 +83,11 @@ let paths = [
         let time = try seconds {
             let data = try Data(contentsOf: URL(fileURLWithPath: file))
             try data.withUnsafeBytes { bytes in
-                try check(mi_jpeg_thumbnail(bytes.baseAddress, bytes.count, Int32(scale), 1, Int32.max, Int32.max, 1, 0, &out), "decode")
+                try withUnsafeMutablePointer(to: &out) { pointer in
+                    try pointer.withMemoryRebound(to: UnsafeMutableRawPointer?.self, capacity: 1) { image in
+                        try check(mi_jpeg_thumbnail(bytes.baseAddress, bytes.count, Int32(scale), 1, Int32.max, Int32.max, 1, 0, image), "decode")
+                    }
+                }
             }
         }
         g_object_unref(out)

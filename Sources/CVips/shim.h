@@ -19,7 +19,7 @@ static inline int mi_init(const char *argv0) {
 /// every decoded image to the system on free (glibc otherwise raises the threshold after the first
 /// large free, and later images stay resident in heaps), while libvips' strip and tile buffers,
 /// which are smaller and churn constantly, are reused from the heap instead of being page-faulted
-/// in again (1 MB cost 8% more time for the same peak). Two arenas bound the per-thread heaps of
+/// in again (a lower threshold cost time for the same peak; BENCHMARKS.md). Two arenas bound the per-thread heaps of
 /// libvips' workers. A no-op on other C libraries.
 static inline void mi_tune_allocator(void) {
 #ifdef __GLIBC__

@@ -176,10 +176,10 @@ final class RendererTests: XCTestCase {
         let photos = ["photos/DSCN0010.jpg", "photos/iphone_13_pro_max.HEIC", "alpha/5_webp_a.webp"].map(Fixture.path)
         var job = FolderJob(inputs: photos, outputFolder: folder, prepare: PrepareOptions(), thumbnails: ThumbnailOptions())
         job.jobs = 1
-        let before = DecodedImage.counter.value
+        let before = DecodedImage.counter.current
         let report = try FolderProcessor(job: job).run()
         XCTAssertEqual(report.written.count, 3)
         XCTAssertEqual(report.thumbnailsWritten.flatMap(\.thumbnails).count, 12)
-        XCTAssertEqual(DecodedImage.counter.value - before, 3)
+        XCTAssertEqual(DecodedImage.counter.current - before, 3)
     }
 }

@@ -267,20 +267,3 @@ actor RequestLog {
     private(set) var paths: [String] = []
     func append(_ path: String) { paths.append(path) }
 }
-
-/// Holds callers until opened: orders events by a continuation, not a sleep.
-actor Gate {
-    private var isOpen = false
-    private var waiting: [CheckedContinuation<Void, Never>] = []
-
-    func wait() async {
-        if isOpen { return }
-        await withCheckedContinuation { waiting.append($0) }
-    }
-
-    func open() {
-        isOpen = true
-        waiting.forEach { $0.resume() }
-        waiting = []
-    }
-}

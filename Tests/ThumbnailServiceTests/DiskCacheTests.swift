@@ -53,16 +53,13 @@ final class DiskCacheTests: XCTestCase {
     /// Past its limit the cache drops the least recently used, down to 90%; a recent hit survives.
     func testEvictionKeepsTheSizeBoundedAndTheRecentEntries() throws {
         let folder = try temporaryFolder(self)
-        let cache = try DiskCache(folder: folder, sizeLimit: 100_000)
-        for index in 0..<8 {
-            try cache.store(entry(UInt8(index)), key: "k\(index)")
-            Thread.sleep(forTimeInterval: 0.01)
-        }
+        // A clock that moves a second per reading: each store and hit is strictly later than the last.
+        let ticks = Locked(Date(timeIntervalSince1970: 1_700_000_000))
+        let cache = try DiskCache(folder: folder, sizeLimit: 100_000) { ticks.withLock { $0 += 1; return $0 } }
+        for index in 0..<8 { try cache.store(entry(UInt8(index)), key: "k\(index)") }
         XCTAssertNotNil(cache.load(key: "k0"), "k0 is now the most recently used")
-        Thread.sleep(forTimeInterval: 0.01)
         for index in 8..<20 {
             try cache.store(entry(UInt8(index)), key: "k\(index)")
-            Thread.sleep(forTimeInterval: 0.01)
             XCTAssertLessThanOrEqual(cache.size, 100_000)
         }
         XCTAssertNotNil(cache.load(key: "k19"))

@@ -42,21 +42,21 @@ final class ImageProcessorTests: FolderTestCase {
         XCTAssertFalse(processor.format(for: options, accept: "image/webp", sourceHasAlpha: false).negotiated)
     }
 
-    /// Twenty identical requests at once: one processing, twenty identical answers.
+    /// Twenty identical requests at once: one processing, twenty identical answers. The work waits
+    /// on a gate until all twenty have joined it.
     func testSingleFlightRunsTheWorkOnce() async throws {
         let flight = SingleFlight<Int>()
-        let results = try await withThrowingTaskGroup(of: Int.self) { group in
-            for _ in 0..<20 {
-                group.addTask {
-                    try await flight.run("same") {
-                        try await Task.sleep(nanoseconds: 100_000_000)
-                        return 42
-                    }
-                }
+        let gate = Gate()
+        let results = Task {
+            try await withThrowingTaskGroup(of: Int.self) { group in
+                for _ in 0..<20 { group.addTask { try await flight.run("same") { await gate.wait(); return 42 } } }
+                return try await group.reduce(into: []) { $0.append($1) }
             }
-            return try await group.reduce(into: []) { $0.append($1) }
         }
-        XCTAssertEqual(results, Array(repeating: 42, count: 20))
+        await flight.waitUntil(20, waitingFor: "same")
+        await gate.open()
+        let answered = try await results.value
+        XCTAssertEqual(answered, Array(repeating: 42, count: 20))
         let started = await flight.started
         XCTAssertEqual(started, 1)
         _ = try await flight.run("same") { 7 }
@@ -68,23 +68,37 @@ final class ImageProcessorTests: FolderTestCase {
     /// is cancelled once nobody is.
     func testACallerLeavingDoesNotCancelTheWorkForOthers() async throws {
         let flight = SingleFlight<Int>()
-        let leaving = Task { try await flight.run("k") { try await Task.sleep(nanoseconds: 300_000_000); return 1 } }
-        try await Task.sleep(nanoseconds: 50_000_000)
+        let gate = Gate()
+        let leaving = Task { try await flight.run("k") { await gate.wait(); return 1 } }
+        await flight.waitUntil(1, waitingFor: "k")
         let staying = Task { try await flight.run("k") { 2 } }
-        try await Task.sleep(nanoseconds: 50_000_000)
+        await flight.waitUntil(2, waitingFor: "k")
         leaving.cancel()
         do {
             _ = try await leaving.value
             XCTFail("the caller that left must not wait for the result")
         } catch {}
+        await gate.open()
         let value = try await staying.value
         XCTAssertEqual(value, 1, "the one left waiting gets the shared result")
 
-        let alone = Task { try await flight.run("j") { try await Task.sleep(nanoseconds: 5_000_000_000); return 3 } }
-        try await Task.sleep(nanoseconds: 50_000_000)
-        let clock = ContinuousClock.now
+        let cancelled = Gate()
+        let alone = Task {
+            try await flight.run("j") {
+                try await withTaskCancellationHandler { try await Task.sleep(for: .seconds(60)) } onCancel: { Task { await cancelled.open() } }
+                return 3
+            }
+        }
+        await flight.waitUntil(1, waitingFor: "j")
         alone.cancel()
         _ = try? await alone.value
-        XCTAssertLessThan(ContinuousClock.now - clock, .seconds(1))
+        await cancelled.wait()    // the work itself was cancelled once nobody waited for it
+    }
+}
+
+private extension SingleFlight {
+    /// Returns once `count` callers wait on `key`: orders the test by the flight's own state.
+    func waitUntil(_ count: Int, waitingFor key: String) async {
+        while waiting(for: key) < count { await Task.yield() }
     }
 }

@@ -1,3 +1,4 @@
+import CKernels
 import CVips
 import Foundation
 
@@ -46,7 +47,7 @@ public struct DecodedImage: Sendable {
         let exportProfile: String? = header.isCMYKOrProfiled ? "srgb" : nil
         let origin = VipsErrorLog.Source(loader: header.loader, format: header.format, fileName: source.fileName)
         let damaged = { (detail: String) in ImagePipelineError.damaged(format: header.format, detail: detail) }
-        Self.counter.increment()
+        Self.counter.withLock { $0 += 1 }
         // CMYK is loaded whole and converted through its own profile (see `fromCMYK`); everything
         // else shrinks on load. fail_on only takes effect while pixels are read: a truncated JPEG
         // fails at materialising, not as grey, so every path materialises while the bytes are pinned.
@@ -60,8 +61,10 @@ public struct DecodedImage: Sendable {
             let (base, count) = (bytes.baseAddress, bytes.count)
             return try decode { out in
                 if let jpeg {
-                    return mi_jpeg_thumbnail(base, count, Int32(jpeg.scale), jpeg.shrink, Int32(jpeg.width), Int32(jpeg.height),
-                                             Int32(header.orientation), exportProfile == nil ? 0 : 1, out)
+                    return out.withMemoryRebound(to: UnsafeMutableRawPointer?.self, capacity: 1) { image in
+                        mi_jpeg_thumbnail(base, count, Int32(jpeg.scale), jpeg.shrink, Int32(jpeg.width), Int32(jpeg.height),
+                                          Int32(header.orientation), exportProfile == nil ? 0 : 1, image)
+                    }
                 }
                 if header.isCMYK { return mi_load_buffer(base, count, out) }
                 return mi_thumbnail_buffer(base, count, out, width, height, exportProfile)
@@ -77,7 +80,7 @@ public struct DecodedImage: Sendable {
     static let unbounded = Int(VIPS_MAX_COORD)
 
     /// Source decodes in this process, so tests can prove that every output of a photo came from one.
-    static let counter = DecodeCounter()
+    static let counter = Locked(0)
 
     /// A copy resized to fit `edge`, for budget shrinking; pixels stay in memory.
     func fitting(edge: Int) throws(ImagePipelineError) -> DecodedImage {
@@ -116,15 +119,6 @@ public struct DecodedImage: Sendable {
         guard image.hasAlpha, !format.keepsAlpha else { return image }
         return try image.then { mi_flatten($0, $1, 255, 255) }.materialized()
     }
-}
-
-/// Counts source decodes.
-final class DecodeCounter: @unchecked Sendable {
-    private let lock = NSLock()
-    private var count = 0
-
-    func increment() { lock.withLock { count += 1 } }
-    var value: Int { lock.withLock { count } }
 }
 
 extension VipsImageHandle {

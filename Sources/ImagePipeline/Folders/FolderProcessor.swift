@@ -59,19 +59,20 @@ public struct FolderProcessor: Sendable {
             return report
         }
 
-        let stop = StopSignal()
+        // The first error that stops the run; workers check it before each photo.
+        let stop = Locked<ImagePipelineError?>(nil)
         let worker = PhotoWorker(job: job, records: records, folder: folder)
         (pool ?? ImageWorkPool(workers: min(job.jobs, max(1, pending.count)))).forEach(pending.count) { position in
-            guard !stop.isSet else { return }
+            guard stop.current == nil else { return }
             let photo = photos[pending[position]]
             do throws(ImagePipelineError) {
                 onEvent(.finished(try worker.process(photo, work[pending[position]])))
             } catch {
-                stop.set(error)
+                stop.withLock { $0 = $0 ?? error }
             }
         }
         let current = Set(photos.map(\.path))
-        if job.prune, stop.error == nil {
+        if job.prune, stop.current == nil {
             let pruned = records.prune(keeping: current)
             report.pruned = pruned.removed
             report.warnings += pruned.warnings
@@ -83,10 +84,10 @@ public struct FolderProcessor: Sendable {
         } catch {
             // When the disk is full the records may not fit either; the journal keeps them for the
             // rerun, and the stop already says why.
-            if stop.error == nil { throw error }
+            if stop.current == nil { throw error }
         }
         records.fill(&report, photos: photos)
-        if let error = stop.error {
+        if let error = stop.current {
             let finished = Set(report.written.map(\.source) + report.thumbnailsWritten.map(\.source) + report.failed.map(\.source))
             report.notProcessed = pending.filter { !finished.contains(photos[$0].path) }.count
             report.stopCause = error
@@ -95,14 +96,4 @@ public struct FolderProcessor: Sendable {
         report.elapsedSeconds = Date().timeIntervalSince(started)
         return report
     }
-}
-
-/// The first error that stops a run; workers check it before each photo.
-private final class StopSignal: @unchecked Sendable {
-    private let lock = NSLock()
-    private var stored: ImagePipelineError?
-
-    func set(_ error: ImagePipelineError) { lock.withLock { stored = stored ?? error } }
-    var error: ImagePipelineError? { lock.withLock { stored } }
-    var isSet: Bool { error != nil }
 }

@@ -36,12 +36,15 @@ public final class DiskCache: @unchecked Sendable {
 
     public let folder: String
     public let sizeLimit: Int
+    /// Recency comes from this clock, written as the files' modification time (tests pass their own).
+    private let clock: @Sendable () -> Date
     private let lock = NSLock()
     /// Bytes believed to be in the folder; a full scan corrects it whenever eviction runs.
     private var estimatedSize = 0
     private var evictedCount = 0
 
-    public init(folder: String, sizeLimit: Int) throws(ImagePipelineError) {
+    public init(folder: String, sizeLimit: Int, clock: @escaping @Sendable () -> Date = Date.init) throws(ImagePipelineError) {
+        self.clock = clock
         guard sizeLimit > 0 else { throw .invalidOption(name: "cache-size", value: String(sizeLimit), allowed: "more than 0 bytes") }
         self.folder = URL(fileURLWithPath: folder).standardizedFileURL.path
         self.sizeLimit = sizeLimit
@@ -59,7 +62,7 @@ public final class DiskCache: @unchecked Sendable {
             return nil
         }
         // A hit makes the file recent; eviction removes the stalest first.
-        utimes(path, nil)
+        touch(path)
         return entry
     }
 
@@ -74,11 +77,19 @@ public final class DiskCache: @unchecked Sendable {
         let path = self.path(for: key)
         try AtomicFile.makeFolders((path as NSString).deletingLastPathComponent)
         try AtomicFile.write(contents, toPath: path, durability: .atomicOnly)
+        touch(path)
         let needsEviction = lock.withLock {
             estimatedSize += contents.count
             return estimatedSize > sizeLimit
         }
         if needsEviction { evict() }
+    }
+
+    /// Sets the file's modification time to the clock's now.
+    private func touch(_ path: String) {
+        let now = clock().timeIntervalSince1970
+        let time = timeval(tv_sec: Int(now.rounded(.down)), tv_usec: .init((now - now.rounded(.down)) * 1_000_000))
+        _ = [time, time].withUnsafeBufferPointer { utimes(path, $0.baseAddress) }
     }
 
     /// Removes the least recently used files until the folder is at 90% of its limit, so eviction

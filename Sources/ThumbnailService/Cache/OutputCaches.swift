@@ -1,7 +1,6 @@
 import Foundation
 import ImagePipeline
 import Logging
-import NIOConcurrencyHelpers
 
 /// Finished outputs by ETag: memory in front of disk, either optional. A lookup tries memory, then
 /// disk (keeping what it found in memory too). A full disk or a read-only cache folder is one
@@ -10,7 +9,7 @@ struct OutputCaches: Sendable {
     let disk: DiskCache?
     let memory: MemoryCache?
     let logger: Logger
-    private let warned = NIOLockedValueBox(false)
+    private let warned = Locked(false)
 
     init(disk: DiskCache?, memory: MemoryCache?, logger: Logger) {
         (self.disk, self.memory, self.logger) = (disk, memory, logger)
@@ -30,7 +29,7 @@ struct OutputCaches: Sendable {
         do {
             try disk.store(entry, key: etag)
         } catch {
-            let first = warned.withLockedValue { warned in defer { warned = true }; return !warned }
+            let first = warned.withLock { warned in defer { warned = true }; return !warned }
             if first { logger.warning("the cache cannot be written (\(error)); serving without it") }
         }
     }

@@ -4,8 +4,9 @@ import Hummingbird
 /// outcome. Public so a server mounting the service (the preview) logs its own routes alike.
 public enum AccessLogLine {
     public static func text(_ request: Request, _ response: Response, since started: ContinuousClock.Instant, outcome: String = "-", path: String? = nil) -> String {
-        let milliseconds = (ContinuousClock.now - started) / .milliseconds(1)
+        // Tenths of a millisecond by integer arithmetic: `String(format:)` was a visible share of a hit.
+        let tenths = Int(((ContinuousClock.now - started) / .microseconds(100)).rounded())
         let bytes = response.headers[.contentLength] ?? "0"
-        return "\(request.method) \(path ?? request.uri.path) \(response.status.code) \(bytes) B \(String(format: "%.1f", milliseconds)) ms cache=\(outcome)"
+        return "\(request.method) \(path ?? request.uri.path) \(response.status.code) \(bytes) B \(tenths / 10).\(tenths % 10) ms cache=\(outcome)"
     }
 }

@@ -1,7 +1,7 @@
 import Foundation
 import ImagePipeline
 import HTTPTypes
-import NIOConcurrencyHelpers
+import ImagePipeline
 import NIOCore
 import NIOHTTPTypes
 
@@ -14,7 +14,7 @@ import NIOHTTPTypes
 /// the process's limit, where accepting would fail with `EMFILE`.
 final class ConnectionLimit: Sendable {
     let maximum: Int
-    private let state = NIOLockedValueBox(State())
+    private let state = Locked(State())
 
     private struct State {
         var nextID = 0
@@ -33,13 +33,13 @@ final class ConnectionLimit: Sendable {
     }
 
     /// Connections open now, and how many were closed to make room since start (for `/metrics`).
-    var counts: (open: Int, shed: Int) { state.withLockedValue { ($0.connections.count, $0.shed) } }
+    var counts: (open: Int, shed: Int) { state.withLock { ($0.connections.count, $0.shed) } }
 
     /// A handler for one connection's pipeline, after HTTP decoding.
     func handler() -> Handler { Handler(limit: self) }
 
     fileprivate func opened(_ channel: any Channel) -> Int {
-        let (id, victim) = state.withLockedValue { state -> (Int, (any Channel)?) in
+        let (id, victim) = state.withLock { state -> (Int, (any Channel)?) in
             let id = state.nextID
             state.nextID += 1
             state.connections[id] = Connection(channel: channel, idleSince: .now())
@@ -54,11 +54,11 @@ final class ConnectionLimit: Sendable {
     }
 
     fileprivate func closed(_ id: Int) {
-        _ = state.withLockedValue { $0.connections.removeValue(forKey: id) }
+        _ = state.withLock { $0.connections.removeValue(forKey: id) }
     }
 
     fileprivate func mark(_ id: Int, busy: Bool) {
-        state.withLockedValue { state in
+        state.withLock { state in
             state.connections[id]?.busy = busy
             if !busy { state.connections[id]?.idleSince = .now() }
         }

@@ -17,6 +17,9 @@ public actor SingleFlight<Value: Sendable> {
 
     public init() {}
 
+    /// Callers waiting on the work for `key` now (0 when none runs).
+    public func waiting(for key: String) -> Int { flights[key]?.waiters ?? 0 }
+
     public func run(_ key: String, _ work: @escaping @Sendable () async throws -> Value) async throws -> Value {
         let task: Task<Value, any Error>
         if let flight = flights[key] {

@@ -21,9 +21,7 @@ public enum ProcessingError: Error, Equatable, Sendable, CustomStringConvertible
     public var description: String {
         switch self {
         case .unknownOption(let name):
-            "unknown option \"\(String(name.prefix(64)))\"; options: resize (rs), size (s), resizing_type (rt), width (w), "
-                + "height (h), dpr, enlarge (el), gravity (g), quality (q), max_bytes (mb), format (f, ext), preset (pr), "
-                + "expires (exp), cachebuster (cb), strip_metadata (sm), framing (fr)"
+            "unknown option \"\(String(name.prefix(64)))\"; options: \(OptionTable.summary)"
         case .invalidArgument(let option, let value, let expected): "\(option): \"\(value)\" is not valid; expected \(expected)"
         case .unknownPreset(let name): "unknown preset \"\(String(name.prefix(64)))\""
         case .expired: "the URL has expired"

@@ -47,84 +47,15 @@ public struct ProcessingOptions: Sendable, Equatable {
         return presets
     }()
 
-    /// Applies one `name:arg:…` segment.
+    /// Applies one `name:arg:…` segment, by the option table (`OptionTable`).
     mutating func apply(_ segment: String, presets: [String: String], depth: Int = 0) throws(ProcessingError) {
         let parts = segment.split(separator: ":", omittingEmptySubsequences: false).map(String.init)
-        let name = parts[0], arguments = Array(parts.dropFirst())
-        let option = Option(name: name, arguments: arguments)
-        switch name {
-        case "resize", "rs":
-            try option.expect(atMost: 5)
-            if let type = option[0] { resizing = try option.choice(type, RenderSpec.Resizing.self) }
-            try applySize(option, from: 1)
-        case "size", "s":
-            try option.expect(atMost: 4)
-            try applySize(option, from: 0)
-        case "resizing_type", "rt":
-            try option.expect(exactly: 1)
-            resizing = try option.choice(option[0] ?? "", RenderSpec.Resizing.self)
-        case "width", "w":
-            try option.expect(exactly: 1)
-            width = try option.integer(option[0] ?? "", in: Self.sizeRange)
-        case "height", "h":
-            try option.expect(exactly: 1)
-            height = try option.integer(option[0] ?? "", in: Self.sizeRange)
-        case "dpr":
-            try option.expect(exactly: 1)
-            guard let value = Double(option[0] ?? ""), Self.dprRange.contains(value) else {
-                throw option.invalid(option[0] ?? "", "a number from 0.01 to 8")
-            }
-            dpr = value
-        case "enlarge", "el":
-            try option.expect(exactly: 1)
-            enlarge = try option.boolean(option[0] ?? "")
-        case "gravity", "g":
-            try option.expect(atMost: 3)
-            gravity = try option.choice(option[0] ?? "", RenderSpec.Gravity.self)
-            // Offsets are not supported; zero ones are what imgproxy writes by default.
-            for offset in arguments.dropFirst() where !["", "0"].contains(offset) {
-                throw option.invalid(offset, "no offset (offsets are not supported)")
-            }
-        case "quality", "q":
-            try option.expect(exactly: 1)
-            let value = try option.integer(option[0] ?? "", in: 0...100)
-            quality = value == 0 ? nil : value
-        case "max_bytes", "mb":
-            try option.expect(exactly: 1)
-            let value = try option.integer(option[0] ?? "", in: 0...RenderSpec.bytesRange.upperBound)
-            guard value == 0 || RenderSpec.bytesRange.contains(value) else {
-                throw option.invalid(option[0] ?? "", "0 (off) or \(RenderSpec.bytesRange.lowerBound)–\(RenderSpec.bytesRange.upperBound)")
-            }
-            maxBytes = value == 0 ? nil : value
-        case "format", "f", "ext":
-            try option.expect(exactly: 1)
-            format = try Self.format(option[0] ?? "")
-        case "preset", "pr":
-            guard !arguments.isEmpty else { throw option.invalid("", "one or more preset names") }
-            guard depth < Self.presetDepthLimit else { throw option.invalid(segment, "presets nested at most \(Self.presetDepthLimit) deep") }
-            for preset in arguments {
-                guard let expansion = presets[preset] else { throw .unknownPreset(preset) }
-                for inner in expansion.split(separator: "/") { try apply(String(inner), presets: presets, depth: depth + 1) }
-            }
-        case "expires", "exp":
-            try option.expect(exactly: 1)
-            expires = Date(timeIntervalSince1970: TimeInterval(try option.integer(option[0] ?? "", in: 0...Int(Int32.max) * 4)))
-        case "framing", "fr":
-            try option.expect(exactly: 1)
-            let value = try option.integer(option[0] ?? "", in: Self.sizeRange)
-            framing = value == 0 ? nil : value
-        case "cachebuster", "cb":
-            cacheBuster = arguments.joined(separator: ":")
-        case "strip_metadata", "sm":
-            try option.expect(exactly: 1)
-            guard try option.boolean(option[0] ?? "") else { throw option.invalid(option[0] ?? "", "true: metadata is always stripped") }
-        default:
-            throw .unknownOption(name)
-        }
+        guard let definition = OptionTable.definition(named: parts[0]) else { throw .unknownOption(parts[0]) }
+        try definition.apply(&self, OptionArguments(name: parts[0], arguments: Array(parts.dropFirst())), presets, depth)
     }
 
     /// `w:h:enlarge:extend` from position `start` of a meta-option; empty arguments are skipped.
-    private mutating func applySize(_ option: Option, from start: Int) throws(ProcessingError) {
+    mutating func applySize(_ option: OptionArguments, from start: Int) throws(ProcessingError) {
         if let value = option[start] { width = try option.integer(value, in: Self.sizeRange) }
         if let value = option[start + 1] { height = try option.integer(value, in: Self.sizeRange) }
         if let value = option[start + 2] { enlarge = try option.boolean(value) }
@@ -166,49 +97,8 @@ public struct ProcessingOptions: Sendable, Equatable {
     }
 
     /// Everything that decides the output's bytes, in one stable string: for cache keys and ETags.
+    /// Each option that owns a part of the output writes its part (`OptionTable`).
     public func canonical(format: OutputFormat, defaultQuality: Int) -> String {
-        "rt:\(resizing.rawValue)/w:\(width)/h:\(height)/dpr:\(dpr)/g:\(gravity.rawValue)/el:\(enlarge ? 1 : 0)"
-            + "/q:\(quality ?? defaultQuality)/mb:\(maxBytes ?? 0)/f:\(format.rawValue)/fr:\(framing ?? 0)"
-    }
-}
-
-/// One option's arguments, with the checks every option shares.
-private struct Option {
-    let name: String
-    let arguments: [String]
-
-    /// The argument at `index`, nil when absent or empty (imgproxy skips empty arguments).
-    subscript(index: Int) -> String? {
-        index < arguments.count && !arguments[index].isEmpty ? arguments[index] : nil
-    }
-
-    func expect(exactly count: Int) throws(ProcessingError) {
-        guard arguments.count == count else { throw invalid(arguments.joined(separator: ":"), "\(count) argument\(count == 1 ? "" : "s")") }
-    }
-
-    func expect(atMost count: Int) throws(ProcessingError) {
-        guard arguments.count <= count else { throw invalid(arguments.joined(separator: ":"), "at most \(count) arguments") }
-    }
-
-    func integer(_ text: String, in range: ClosedRange<Int>) throws(ProcessingError) -> Int {
-        guard let value = Int(text), range.contains(value) else { throw invalid(text, "a whole number from \(range.lowerBound) to \(range.upperBound)") }
-        return value
-    }
-
-    func boolean(_ text: String) throws(ProcessingError) -> Bool {
-        switch text.lowercased() {
-        case "1", "t", "true": return true
-        case "0", "f", "false": return false
-        default: throw invalid(text, "1, t, true, 0, f or false")
-        }
-    }
-
-    func choice<T: RawRepresentable & CaseIterable>(_ text: String, _: T.Type) throws(ProcessingError) -> T where T.RawValue == String {
-        guard let value = T(rawValue: text) else { throw invalid(text, T.allCases.map(\.rawValue).joined(separator: ", ")) }
-        return value
-    }
-
-    func invalid(_ value: String, _ expected: String) -> ProcessingError {
-        .invalidArgument(option: name, value: String(value.prefix(64)), expected: expected)
+        OptionTable.definitions.compactMap { $0.canonical?(self, format, defaultQuality) }.joined(separator: "/")
     }
 }

@@ -2,7 +2,6 @@ import AsyncHTTPClient
 import Foundation
 import Hummingbird
 import ImagePipeline
-import NIOConcurrencyHelpers
 import NIOCore
 
 /// `http(s)` sources: fetched only under an `--allow-source` prefix, never from a loopback, private
@@ -141,19 +140,19 @@ struct RemoteSources: Sendable {
 /// Sources held in memory at once, downloading or waiting to be rendered (`--max-downloads`).
 final class SourceSlots: Sendable {
     let limit: Int
-    private let held = NIOLockedValueBox(0)
+    private let held = Locked(0)
 
     init(limit: Int) { self.limit = limit }
 
     func acquire() -> Bool {
-        held.withLockedValue { count in
+        held.withLock { count in
             guard count < limit else { return false }
             count += 1
             return true
         }
     }
 
-    func release() { held.withLockedValue { $0 -= 1 } }
+    func release() { held.withLock { $0 -= 1 } }
 }
 
 /// A downloaded source and its slot: the slot is given back when the last request using the bytes

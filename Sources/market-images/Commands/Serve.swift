@@ -77,7 +77,7 @@ struct Serve: AsyncParsableCommand {
     @Option(help: "Quality when the URL gives none.")
     var quality = 80
 
-    @Flag(help: "Decode JPEGs straight to the output's scale, as thumbor does: about 1.25× faster, softer and blockier.")
+    @Flag(help: "Decode JPEGs straight to the output's scale, as thumbor does: faster (BENCHMARKS.md, stages section), softer and blockier.")
     var fastDecode = false
 
     @Option(name: .customLong("preset"), parsing: .singleValue, help: "A preset NAME=OPTIONS, e.g. card=rs:fill:300:200/g:sm; repeatable.")

@@ -61,14 +61,15 @@ struct FolderRunOptions: ParsableArguments {
         let stderr = Terminal.standardError, stdout = Terminal.standardOutput
         let progress = ProgressDisplay(enabled: !quiet && !job.dryRun)
         let json = self.json
-        let reported = ReportedSources()
+        // Sources whose failure was already printed as it happened.
+        let reported = Locked(Set<String>())
         var report = try FolderProcessor(job: job).run { event in
             switch event {
             case .planned(let pending, _):
                 progress.start(total: pending)
             case .finished(let outcome):
                 if let error = outcome.error {
-                    reported.insert(outcome.photo.path)
+                    reported.withLock { _ = $0.insert(outcome.photo.path) }
                     progress.advance(failed: true) { stderr.error("\(Terminal.display(outcome.photo.path)): \(error.message)") }
                 } else if !json {
                     let lines = Self.lines(outcome, thumbnailSubfolder: job.thumbnailSubfolder)
@@ -85,7 +86,7 @@ struct FolderRunOptions: ParsableArguments {
         for index in report.failed.indices { report.failed[index].error = report.failed[index].message }
         if let cause = report.stopCause { report.stopped = "\(cause.message); \(report.notProcessed) photo(s) not processed" }
         // Inputs that could not be read at all never reached a worker: report them here.
-        for failure in report.failed where !reported.contains(failure.source) {
+        for failure in report.failed where !reported.current.contains(failure.source) {
             stderr.error("\(Terminal.display(failure.source)): \(failure.error)")
         }
         for warning in report.warnings { stderr.warning(Terminal.display(warning)) }
@@ -138,13 +139,4 @@ struct FolderRunOptions: ParsableArguments {
         if !report.failed.isEmpty { parts.append("\(report.failed.count) failed") }
         return parts.joined(separator: ", ") + " → \(Terminal.display(report.outputFolder))"
     }
-}
-
-/// Sources whose failure was already printed as it happened.
-private final class ReportedSources: @unchecked Sendable {
-    private let lock = NSLock()
-    private var sources: Set<String> = []
-
-    func insert(_ source: String) { _ = lock.withLock { sources.insert(source) } }
-    func contains(_ source: String) -> Bool { lock.withLock { sources.contains(source) } }
 }

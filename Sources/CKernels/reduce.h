@@ -5,8 +5,11 @@
 // pmaddwd (two taps per multiply-add): rows are filtered in place, the image is transposed so its columns
 // become rows, filtered again and turned back. Weights are 14-bit fixed point summing exactly to one,
 // so flat areas stay exact; results are within 3 levels of libvips' `vips_resize` (mean 0.1).
-#ifndef MARKET_IMAGES_CVIPS_REDUCE_H
-#define MARKET_IMAGES_CVIPS_REDUCE_H
+//
+// A private header of the CKernels target, included by jpeg.c alone: one translation unit, so its
+// statics exist once.
+#ifndef MARKET_IMAGES_CKERNELS_REDUCE_H
+#define MARKET_IMAGES_CKERNELS_REDUCE_H
 
 #include <math.h>
 #include <stdint.h>
@@ -19,10 +22,9 @@
 #define MI_PRECISION 14
 
 /// Whether the shrink may take its AVX2 path: the CPU has it and `MARKET_IMAGES_NO_AVX2` is not set
-/// (then it takes the SSE2 path, whose results are the same bytes). Asked once per filter, not kept in
-/// a static: a `static` in this header is one variable per Swift source file that imports it, so a
-/// switch set at start-up from one file was never seen by the decode in another.
-static inline int mi_reduce_may_use_avx2(void) {
+/// (then it takes the SSE2 path, whose results are the same bytes). Asked once per filter: the
+/// environment is read at that moment, so a test can switch paths between decodes.
+static int mi_reduce_may_use_avx2(void) {
 #if defined(__x86_64__)
     return __builtin_cpu_supports("avx2") && !getenv("MARKET_IMAGES_NO_AVX2");
 #else
@@ -44,14 +46,14 @@ typedef struct {
     int avx2;
 } mi_filter;
 
-static inline double mi_lanczos3(double x) {
+static double mi_lanczos3(double x) {
     if (x == 0) return 1;
     if (x <= -3 || x >= 3) return 0;
     double px = M_PI * x;
     return 3 * sin(px) * sin(px / 3) / (px * px);
 }
 
-static inline void mi_filter_free(mi_filter *f) {
+static void mi_filter_free(mi_filter *f) {
     free(f->first);
     free(f->weights);
     free(f->pairs);
@@ -64,7 +66,7 @@ static inline void mi_filter_free(mi_filter *f) {
 /// in / out: 439 rows fitted at 1/2 are 220 (219.5 rounded), and 439 / 220 would stretch the picture.
 /// `extent` is how many inputs the picture really spans: a DCT-scaled decode rounds its last row or
 /// column up (333 rows at 1/4 are 84, spanning 83.25).
-static inline int mi_filter_make(mi_filter *f, int in, int out, double scale, double extent) {
+static int mi_filter_make(mi_filter *f, int in, int out, double scale, double extent) {
     double support = 3 * scale;
     int taps = (int)ceil(support) * 2 + 1;
     if (taps > in) taps = in;
@@ -109,7 +111,7 @@ static inline int mi_filter_make(mi_filter *f, int in, int out, double scale, do
     return 0;
 }
 
-static inline uint8_t mi_clamp(int32_t sum) {
+static uint8_t mi_clamp(int32_t sum) {
     sum >>= MI_PRECISION;
     return sum < 0 ? 0 : sum > 255 ? 255 : (uint8_t)sum;
 }
@@ -120,7 +122,7 @@ static inline uint8_t mi_clamp(int32_t sum) {
 /// stopped. One body for SSE2 (16 bytes) and AVX2 (32, where the CPU has it): unpacks and packs work
 /// within 128-bit lanes, so the order comes back out as it went in at either width.
 #define MI_REDUCE_VECTORS(NAME, ATTRIBUTES, V, P, SI, WIDTH)                                                         \
-    ATTRIBUTES static inline size_t NAME(const uint8_t *const *lines, const int32_t *pair, int pairs, uint8_t *out, \
+    ATTRIBUTES static size_t NAME(const uint8_t *const *lines, const int32_t *pair, int pairs, uint8_t *out, \
                                          size_t x, size_t bytes) {                                                   \
         const V zero = P##_setzero_##SI();                                                                           \
         for (; x + WIDTH <= bytes; x += WIDTH) {                                                                     \
@@ -149,7 +151,7 @@ MI_REDUCE_VECTORS(mi_reduce_vectors_sse2, , __m128i, _mm, si128, 16)
 
 /// One output line of `f`'s output `i`: `bytes` bytes, each the weighted sum of the same byte of the
 /// filter's input lines, `lines[0..<taps]`; `lines[taps]` must repeat the last (its weight is zero).
-static inline void mi_reduce_line(const uint8_t *const *lines, const mi_filter *f, int i, uint8_t *out, size_t bytes) {
+static void mi_reduce_line(const uint8_t *const *lines, const mi_filter *f, int i, uint8_t *out, size_t bytes) {
     size_t x = 0;
     int taps = f->taps;
 #if defined(__x86_64__)
@@ -167,7 +169,7 @@ static inline void mi_reduce_line(const uint8_t *const *lines, const mi_filter *
 }
 
 /// Shrinks an image held as lines of `bytes` bytes into `f`'s outputs.
-static inline int mi_reduce_lines(const uint8_t *in, size_t bytes, const mi_filter *f, int outputs, uint8_t *out) {
+static int mi_reduce_lines(const uint8_t *in, size_t bytes, const mi_filter *f, int outputs, uint8_t *out) {
     const uint8_t **lines = malloc(sizeof(uint8_t *) * (size_t)(f->taps + 1));
     if (!lines) return -1;
     for (int i = 0; i < outputs; i++) {
@@ -192,10 +194,10 @@ static inline int mi_reduce_lines(const uint8_t *in, size_t bytes, const mi_filt
         }
 
 /// Pixel (x, y) of a width × height image to (y, x), in blocks that stay in cache. A 3-byte pixel is
-/// moved as 4 bytes (3.5× faster than byte copies) whose extra byte the next pixel down overwrites;
+/// moved as 4 bytes (faster than byte copies) whose extra byte the next pixel down overwrites;
 /// the last pixel of each block's column, whose neighbour may be written already or lie past the end
 /// of either buffer, is moved as 3.
-static inline void mi_transpose(const uint8_t *in, uint8_t *out, int width, int height, int bands) {
+static void mi_transpose(const uint8_t *in, uint8_t *out, int width, int height, int bands) {
     switch (bands) {
     case 1: MI_TRANSPOSE(*to = *from) break;
     case 2: MI_TRANSPOSE(memcpy(to, from, 2)) break;
@@ -215,7 +217,7 @@ static inline void mi_transpose(const uint8_t *in, uint8_t *out, int width, int 
 /// The horizontal half of a shrink by `scale` (see `mi_filter_make` for `extent`): `*in` is `width` ×
 /// `height` pixels, already at their final height, and is freed (and set to NULL) as soon as it has
 /// been turned, so at most two copies are alive at a time; the result, `out_width` × `height`, is returned (malloc'd), or NULL when memory ran out.
-static inline uint8_t *mi_reduce_horizontally(uint8_t **in, int width, int height, int bands, int out_width, double scale,
+static uint8_t *mi_reduce_horizontally(uint8_t **in, int width, int height, int bands, int out_width, double scale,
                                               double extent) {
     mi_filter f = {0};
     size_t column = (size_t)height * (size_t)bands;

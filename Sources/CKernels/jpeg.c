@@ -4,8 +4,6 @@
 // pipeline (threads, regions, a line cache) and a scalar horizontal reduce, which on a 2K JPEG fitted
 // into 512 px cost as much as the decode itself. The caller uses this for every RGB or greyscale JPEG
 // (CMYK goes through libvips and its profile handling).
-#ifndef MARKET_IMAGES_CVIPS_JPEG_H
-#define MARKET_IMAGES_CVIPS_JPEG_H
 
 #include <setjmp.h>
 #include <stdio.h>
@@ -13,6 +11,7 @@
 #include <jerror.h>
 #include <vips/vips.h>
 #include "reduce.h"
+#include "CKernels.h"
 
 /// Everything a decode owns, in one place so the error path (a longjmp out of libjpeg) frees it all.
 typedef struct {
@@ -26,19 +25,19 @@ typedef struct {
     unsigned int icc_length;
 } mi_jpeg_decode;
 
-static inline void mi_jpeg_exit(j_common_ptr cinfo) {
+static void mi_jpeg_exit(j_common_ptr cinfo) {
     longjmp(((mi_jpeg_decode *)cinfo->client_data)->jump, 1);
 }
 
 /// libvips' fail_on=error, which the rest of the pipeline decodes with: running out of data fails
 /// (libjpeg's file and memory sources only warn, then pretend the image ended, which decodes as grey),
 /// as do a hundred warnings; a single odd marker does not.
-static inline void mi_jpeg_message(j_common_ptr cinfo, int level) {
+static void mi_jpeg_message(j_common_ptr cinfo, int level) {
     if (level >= 0) return;
     if (cinfo->err->msg_code == JWRN_JPEG_EOF || ++cinfo->err->num_warnings >= 100) cinfo->err->error_exit(cinfo);
 }
 
-static inline void mi_jpeg_release(mi_jpeg_decode *d) {
+static void mi_jpeg_release(mi_jpeg_decode *d) {
     jpeg_destroy_decompress(&d->cinfo);
     mi_filter_free(&d->rows);
     free(d->ring);
@@ -49,14 +48,14 @@ static inline void mi_jpeg_release(mi_jpeg_decode *d) {
     free(d);
 }
 
-static inline void mi_free_pixels(VipsImage *image, void *pixels) {
+static void mi_free_pixels(VipsImage *image, void *pixels) {
     (void)image;
     free(pixels);
 }
 
 /// Rows of the DCT-scaled image into `d->vertical`, shrunk to `height` rows as they arrive: a ring of
 /// as many rows as the filter has taps is all that is held.
-static inline void mi_jpeg_read_rows(mi_jpeg_decode *d, size_t line, int height, double shrink) {
+static void mi_jpeg_read_rows(mi_jpeg_decode *d, size_t line, int height, double shrink) {
     struct jpeg_decompress_struct *cinfo = &d->cinfo;
     int rows = (int)cinfo->output_height;
     if (height == rows) {
@@ -84,8 +83,9 @@ static inline void mi_jpeg_read_rows(mi_jpeg_decode *d, size_t line, int height,
 /// by `shrink` on both axes into `width` × `height` (stored orientation; never enlarged) with Lanczos3.
 /// With `to_srgb`, an embedded profile is converted to sRGB; then the image is turned upright by EXIF
 /// `orientation`.
-static inline int mi_jpeg_thumbnail(const void *buf, size_t len, int scale, double shrink,
-                                    int width, int height, int orientation, int to_srgb, VipsImage **out) {
+int mi_jpeg_thumbnail(const void *buf, size_t len, int scale, double shrink,
+                      int width, int height, int orientation, int to_srgb, void **out_image) {
+    VipsImage **out = (VipsImage **)out_image;
     mi_jpeg_decode *d = calloc(1, sizeof(mi_jpeg_decode));
     if (!d) {
         vips_error("VipsJpeg", "out of memory");
@@ -155,5 +155,3 @@ static inline int mi_jpeg_thumbnail(const void *buf, size_t len, int scale, doub
     *out = image;
     return 0;
 }
-
-#endif

@@ -1,0 +1,114 @@
+import Foundation
+import ImagePipeline
+
+/// Every option the URL grammar knows, defined once: its names (imgproxy's full name first, then
+/// its short ones), how its arguments apply, and, for the option that owns a part of the output,
+/// that part of the canonical form (which ETags and cache keys are made of). Parsing, the canonical
+/// form and the "unknown option" message all read this table: a new option is one entry here.
+enum OptionTable {
+    struct Definition: Sendable {
+        let names: [String]
+        let apply: @Sendable (inout ProcessingOptions, OptionArguments, _ presets: [String: String], _ depth: Int) throws(ProcessingError) -> Void
+        var canonical: (@Sendable (ProcessingOptions, OutputFormat, _ defaultQuality: Int) -> String)?
+    }
+
+    /// In canonical order first (the owners of the output's parts), then the options that only set
+    /// others' parts or nothing that changes bytes.
+    static let definitions: [Definition] = [
+        Definition(names: ["resizing_type", "rt"], apply: { options, option, _, _ throws(ProcessingError) in
+            try option.expect(exactly: 1)
+            options.resizing = try option.choice(option[0] ?? "", RenderSpec.Resizing.self)
+        }, canonical: { options, _, _ in "rt:\(options.resizing.rawValue)" }),
+        Definition(names: ["width", "w"], apply: { options, option, _, _ throws(ProcessingError) in
+            try option.expect(exactly: 1)
+            options.width = try option.integer(option[0] ?? "", in: ProcessingOptions.sizeRange)
+        }, canonical: { options, _, _ in "w:\(options.width)" }),
+        Definition(names: ["height", "h"], apply: { options, option, _, _ throws(ProcessingError) in
+            try option.expect(exactly: 1)
+            options.height = try option.integer(option[0] ?? "", in: ProcessingOptions.sizeRange)
+        }, canonical: { options, _, _ in "h:\(options.height)" }),
+        Definition(names: ["dpr"], apply: { options, option, _, _ throws(ProcessingError) in
+            try option.expect(exactly: 1)
+            guard let value = Double(option[0] ?? ""), ProcessingOptions.dprRange.contains(value) else {
+                throw option.invalid(option[0] ?? "", "a number from 0.01 to 8")
+            }
+            options.dpr = value
+        }, canonical: { options, _, _ in "dpr:\(options.dpr)" }),
+        Definition(names: ["gravity", "g"], apply: { options, option, _, _ throws(ProcessingError) in
+            try option.expect(atMost: 3)
+            options.gravity = try option.choice(option[0] ?? "", RenderSpec.Gravity.self)
+            // Offsets are not supported; zero ones are what imgproxy writes by default.
+            for offset in option.arguments.dropFirst() where !["", "0"].contains(offset) {
+                throw option.invalid(offset, "no offset (offsets are not supported)")
+            }
+        }, canonical: { options, _, _ in "g:\(options.gravity.rawValue)" }),
+        Definition(names: ["enlarge", "el"], apply: { options, option, _, _ throws(ProcessingError) in
+            try option.expect(exactly: 1)
+            options.enlarge = try option.boolean(option[0] ?? "")
+        }, canonical: { options, _, _ in "el:\(options.enlarge ? 1 : 0)" }),
+        Definition(names: ["quality", "q"], apply: { options, option, _, _ throws(ProcessingError) in
+            try option.expect(exactly: 1)
+            let value = try option.integer(option[0] ?? "", in: 0...100)
+            options.quality = value == 0 ? nil : value
+        }, canonical: { options, _, defaultQuality in "q:\(options.quality ?? defaultQuality)" }),
+        Definition(names: ["max_bytes", "mb"], apply: { options, option, _, _ throws(ProcessingError) in
+            try option.expect(exactly: 1)
+            let value = try option.integer(option[0] ?? "", in: 0...RenderSpec.bytesRange.upperBound)
+            guard value == 0 || RenderSpec.bytesRange.contains(value) else {
+                throw option.invalid(option[0] ?? "", "0 (off) or \(RenderSpec.bytesRange.lowerBound)–\(RenderSpec.bytesRange.upperBound)")
+            }
+            options.maxBytes = value == 0 ? nil : value
+        }, canonical: { options, _, _ in "mb:\(options.maxBytes ?? 0)" }),
+        Definition(names: ["format", "f", "ext"], apply: { options, option, _, _ throws(ProcessingError) in
+            try option.expect(exactly: 1)
+            options.format = try ProcessingOptions.format(option[0] ?? "")
+        }, canonical: { _, format, _ in "f:\(format.rawValue)" }),
+        Definition(names: ["framing", "fr"], apply: { options, option, _, _ throws(ProcessingError) in
+            try option.expect(exactly: 1)
+            let value = try option.integer(option[0] ?? "", in: ProcessingOptions.sizeRange)
+            options.framing = value == 0 ? nil : value
+        }, canonical: { options, _, _ in "fr:\(options.framing ?? 0)" }),
+        Definition(names: ["resize", "rs"], apply: { options, option, _, _ throws(ProcessingError) in
+            try option.expect(atMost: 5)
+            if let type = option[0] { options.resizing = try option.choice(type, RenderSpec.Resizing.self) }
+            try options.applySize(option, from: 1)
+        }),
+        Definition(names: ["size", "s"], apply: { options, option, _, _ throws(ProcessingError) in
+            try option.expect(atMost: 4)
+            try options.applySize(option, from: 0)
+        }),
+        Definition(names: ["preset", "pr"], apply: { options, option, presets, depth throws(ProcessingError) in
+            guard !option.arguments.isEmpty else { throw option.invalid("", "one or more preset names") }
+            guard depth < ProcessingOptions.presetDepthLimit else {
+                throw option.invalid(option.arguments.joined(separator: ":"), "presets nested at most \(ProcessingOptions.presetDepthLimit) deep")
+            }
+            for preset in option.arguments {
+                guard let expansion = presets[preset] else { throw .unknownPreset(preset) }
+                for inner in expansion.split(separator: "/") { try options.apply(String(inner), presets: presets, depth: depth + 1) }
+            }
+        }),
+        Definition(names: ["expires", "exp"], apply: { options, option, _, _ throws(ProcessingError) in
+            try option.expect(exactly: 1)
+            options.expires = Date(timeIntervalSince1970: TimeInterval(try option.integer(option[0] ?? "", in: 0...Int(Int32.max) * 4)))
+        }),
+        // Changes the URL, and so any cache key derived from it, but not the image.
+        Definition(names: ["cachebuster", "cb"], apply: { options, option, _, _ throws(ProcessingError) in
+            options.cacheBuster = option.arguments.joined(separator: ":")
+        }),
+        Definition(names: ["strip_metadata", "sm"], apply: { _, option, _, _ throws(ProcessingError) in
+            try option.expect(exactly: 1)
+            guard try option.boolean(option[0] ?? "") else { throw option.invalid(option[0] ?? "", "true: metadata is always stripped") }
+        }),
+    ]
+
+    private static let byName: [String: Definition] = Dictionary(
+        definitions.flatMap { definition in definition.names.map { ($0, definition) } }, uniquingKeysWith: { first, _ in first })
+
+    static func definition(named name: String) -> Definition? { byName[name] }
+
+    /// "resize (rs), size (s), …": for the unknown-option message.
+    static var summary: String {
+        definitions.map { $0.names.count > 1 ? "\($0.names[0]) (\($0.names.dropFirst().joined(separator: ", ")))" : $0.names[0] }
+            .joined(separator: ", ")
+    }
+}
