@@ -55,7 +55,7 @@ public struct PublishRun {
         do {
             let draft = try ProductFile.draft(folder: folder, overrides: ProductChange())
             images = try photos.uploads([folder])
-            _ = try client.requests.register(draft, images: images, credentials: credentials)
+            try client.requests.checkRegister(draft, images: images)
             snapshot = ListingSnapshot(fields: draft, uploads: images)
         } catch {
             return [.failed(name, .blocked, productID: ledger.entries[key]?.productID, describe(error))]

@@ -167,7 +167,9 @@ final class ServeTests: FolderTestCase {
         let service = try start(["--grace", "20"])
         let request = path("sku-1/IMG_2.HEIC", ["rs:fit:2048:2048", "mb:200000"])
         let slow = Task { try await service.get(request) }
-        try await Task.sleep(nanoseconds: 150_000_000)
+        // SIGTERM once the request is in the service's hands, as its own gauge says.
+        let inFlight = await service.waitUntilInFlight(atLeast: 1)
+        XCTAssertTrue(inFlight)
         service.terminate()
         let answer = try await slow.value
         XCTAssertEqual(answer.status, 200)

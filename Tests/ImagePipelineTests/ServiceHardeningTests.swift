@@ -126,12 +126,7 @@ final class ServiceHardeningTests: FolderTestCase {
         }
         // The origin answers once all 60 are inside the service, waiting on the one download (and
         // whatever happens, so a failure cannot leave the requests hanging).
-        let deadline = Date().addingTimeInterval(30)
-        var arrived = false
-        while !arrived, Date() < deadline {
-            arrived = (try? await service.metrics())?.contains("market_images_requests_in_flight 60.0") ?? false
-            if !arrived { try? await Task.sleep(for: .milliseconds(20)) }
-        }
+        let arrived = await service.waitUntilInFlight(atLeast: 60)
         await gate.open()
         XCTAssertTrue(arrived, "all 60 requests reached the service")
         let answered = try await statuses.value

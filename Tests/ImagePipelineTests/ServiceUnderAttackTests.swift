@@ -88,13 +88,15 @@ final class ServiceUnderAttackTests: FolderTestCase {
 
         let slow = try (0..<200).map { _ in try RawConnection(port: port) }
         let request = "GET \(good) HTTP/1.1\r\nHost: 127.0.0.1\r\n"
+        let sending = Gate()
         let sender = Task.detached {
             for character in request.prefix(40) {
                 for connection in slow { connection.send(String(character)) }
-                try await Task.sleep(nanoseconds: 200_000_000)
+                await sending.open()
+                try await Task.sleep(nanoseconds: 200_000_000)    // the slow client's pace: the attack itself
             }
         }
-        try await Task.sleep(nanoseconds: 500_000_000)
+        await sending.wait()
         var busy: [Double] = []
         for _ in 0..<10 { busy.append(try await latency()) }
         XCTAssertLessThan(busy.max()!, max(quiet.max()! * 5, 0.5), "others are served in their normal time: quiet \(quiet), busy \(busy)")
@@ -220,7 +222,7 @@ final class ServiceUnderAttackTests: FolderTestCase {
             for request in requests {
                 group.addTask { (try? await service.get(request, timeout: 60).status) ?? -1 }
             }
-            try? await Task.sleep(nanoseconds: 300_000_000)
+            await service.waitUntilInFlight(atLeast: 4)
             service.terminate()
             return await group.reduce(into: []) { $0.append($1) }
         }

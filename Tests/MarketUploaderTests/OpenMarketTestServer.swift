@@ -43,6 +43,10 @@ actor OpenMarketTestServer {
         case status(Int, body: String)
         case delay(seconds: Double)
         case garbage
+        /// Opens `arrived` once the request is in, answers only after `release` opens, then opens
+        /// `handled`: a test orders "the request reached the server", "the client went away" and
+        /// "the server acted on it anyway" by these, not by sleeps.
+        case hold(until: Gate, arrived: Gate, handled: Gate)
     }
 
     let dialect: Dialect
@@ -95,11 +99,22 @@ actor OpenMarketTestServer {
             case .status(let code, let text): return respond(code, text)
             case .delay(let seconds): try? await Task.sleep(nanoseconds: UInt64(seconds * 1e9))
             case .garbage: return FlyingFox.HTTPResponse(statusCode: .ok, body: Data("<html>not json".utf8))
+            case .hold(let release, let arrived, let handled):
+                await arrived.open()
+                await release.wait()
+                let response = answer(&received, headers: headers)
+                await handled.open()
+                return response
             }
         }
+        return answer(&received, headers: headers)
+    }
+
+    /// Parses the request's parts and routes it.
+    private func answer(_ received: inout Received, headers: [String: String]) -> FlyingFox.HTTPResponse {
         do {
             if headers["content-type"]?.hasPrefix("multipart/form-data") == true {
-                received.parts = try Self.parseMultipart(body, contentType: headers["content-type"] ?? "")
+                received.parts = try Self.parseMultipart(received.body, contentType: headers["content-type"] ?? "")
             }
             return try route(received)
         } catch let failure as Failure {

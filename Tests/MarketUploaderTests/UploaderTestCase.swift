@@ -81,19 +81,20 @@ class CommandLineTestCase: UploaderTestCase {
     /// Starts `publish` with the server holding back its answer to the first register, kills the tool
     /// once the request has left, and waits until the server has listed the product anyway.
     func publishKilledDuringRegister(_ dialect: Dialect) async throws {
-        await server.arm(.delay(seconds: 3))
-        let ledger = products + "/.openmarket-published.json"
+        let release = Gate(), arrived = Gate(), handled = Gate()
+        await server.arm(.hold(until: release, arrived: arrived, handled: handled))
         let running = try CommandLineTool.launch(["publish", products, "--server", baseURL.absoluteString,
                                                   "--dialect", dialect.rawValue, "--cache", root + "/cache"],
                                                  environment: ["OPENMARKET_IDENTIFIER": TestSecrets.identifier,
                                                                "OPENMARKET_SECRET": TestSecrets.vendorSecret,
                                                                "OPENMARKET_PASSWORD": TestSecrets.password])
-        // The ledger says "pending" before the request leaves; give it a moment to reach the server.
-        while !((try? String(contentsOfFile: ledger, encoding: .utf8))?.contains("pending") ?? false) { usleep(10_000) }
-        usleep(500_000)
+        // The register is at the server (the ledger said "pending" before it left): kill the tool
+        // before any answer, then let the server list the product all the same.
+        await arrived.wait()
         running.kill()
         XCTAssertEqual(running.wait().signal, SIGKILL)
-        try await Task.sleep(nanoseconds: 3_000_000_000)
+        await release.open()
+        await handled.wait()
     }
 
     /// The ledger, the prepared-photo cache, everything the commands wrote: no secret in any of it.

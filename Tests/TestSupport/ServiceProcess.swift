@@ -76,6 +76,20 @@ public final class ServiceProcess: @unchecked Sendable {
         return String(decoding: try await LoopbackClient(base: base).get("/metrics").body, as: UTF8.self)
     }
 
+    /// Returns once at least `count` requests are in the service's hands, as its own in-flight gauge
+    /// says (false after `timeLimit`): orders a test by the service's state, not by a sleep.
+    @discardableResult
+    public func waitUntilInFlight(atLeast count: Int, timeLimit: TimeInterval = 30) async -> Bool {
+        let deadline = Date().addingTimeInterval(timeLimit)
+        while Date() < deadline {
+            let text = (try? await metrics()) ?? ""
+            let line = text.split(separator: "\n").first { $0.hasPrefix("market_images_requests_in_flight ") }
+            if let value = line.flatMap({ Double($0.split(separator: " ")[1]) }), value >= Double(count) { return true }
+            await Task.yield()
+        }
+        return false
+    }
+
     /// What must hold for every service a test started, checked when it is stopped: no image it
     /// answered carries metadata (read back with ExifTool), and its log holds none of `secrets` (the
     /// key, the salt) nor any full signature a client sent.

@@ -19,6 +19,12 @@ public struct RequestBuilder: Sendable {
                          fields: ProductFields(ProductChange(draft), dialect: dialect), images: images, credentials: credentials)
     }
 
+    /// Whether this server would take `draft` with `images` as a new product, checked as `register`
+    /// checks them but without credentials or a request: for planning before anything is sent.
+    public func checkRegister(_ draft: ProductDraft, images: [UploadImage]) throws(OpenMarketError) {
+        try check(draft.problems(for: dialect) + imageProblems(images))
+    }
+
     /// On G1 the images, when given, become the product's images; G2/G3 cannot change images at all.
     public func edit(id: Int, _ change: ProductChange, images: [UploadImage] = [], credentials: Credentials) throws(OpenMarketError) -> OpenMarketRequest {
         if !images.isEmpty { try checkImagesCanChange() }
