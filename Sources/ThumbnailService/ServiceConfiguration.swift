@@ -19,8 +19,14 @@ public struct ServiceConfiguration: Sendable {
     public var maxDownloads = 8
 
     // Security.
-    /// The HMAC key and salt of signed URLs; nil accepts any signature (loopback only).
-    public var key: (key: Data, salt: Data)?
+    /// The keys and salts of signed URLs, any of which signs (several while keys are rotated);
+    /// none accepts any signature, on loopback only unless `onlyPresets`.
+    public var keys: [SigningKey] = []
+    /// Bytes of the HMAC a signature carries (imgproxy's `IMGPROXY_SIGNATURE_SIZE`): 1–32.
+    public var signatureSize = 32
+    /// A URL's own options may only be presets, `dpr` 1–4 and the format: the outputs per source are
+    /// few and known, so apps that cannot hold a key may use unsigned URLs, on any address.
+    public var onlyPresets = false
 
     // Processing.
     public var workers = ProcessInfo.processInfo.activeProcessorCount
@@ -73,7 +79,9 @@ public struct ServiceConfiguration: Sendable {
             check(allowPrivateSources || privateAddress == nil, "allow-source",
                   "\(text) is on a private address (\(privateAddress ?? "")); add --allow-private-sources to fetch from it")
         }
-        check(key != nil || bind.isLoopback, "insecure-unsigned", "binds loopback only (127.0.0.1, ::1); \(bind.host) is not")
+        check(!keys.isEmpty || onlyPresets || bind.isLoopback, "insecure-unsigned",
+              "binds loopback only (127.0.0.1, ::1); \(bind.host) is not. Set a key, or --only-presets for unsigned preset URLs on any address")
+        check((1...32).contains(signatureSize), "signature-size", "takes 1 to 32 (bytes of the HMAC)")
         check((1...256).contains(workers), "workers", "takes 1 to 256")
         check((0...100_000).contains(queue), "queue", "takes 0 to 100000")
         check((16...16_384).contains(limits.maxOutputEdge), "max-output-edge", "takes 16 to 16384")

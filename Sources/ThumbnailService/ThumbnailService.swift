@@ -33,7 +33,8 @@ public struct ThumbnailService: Sendable {
             let local = try configuration.root.map { root throws(ImagePipelineError) in try LocalSourceRoot(root) }
             handler = ImageRequestHandler(
                 presets: configuration.presetTable, maxAge: configuration.maxAge,
-                signature: SignatureCheck(key: configuration.key?.key, salt: configuration.key?.salt ?? Data()),
+                signature: SignatureCheck(keys: configuration.keys, size: configuration.signatureSize),
+                onlyPresets: configuration.onlyPresets,
                 local: local,
                 remote: RemoteSources(prefixes: configuration.allowedSources.compactMap { SourceURL(prefix: $0) },
                                       allowInternal: configuration.allowPrivateSources, maxBytes: configuration.maxSourceBytes,

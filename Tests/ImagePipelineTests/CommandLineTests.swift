@@ -1,4 +1,5 @@
 import Foundation
+import MarketUploader
 import TestSupport
 import ThumbnailService
 import XCTest
@@ -106,6 +107,22 @@ final class CommandLineTests: XCTestCase {
         XCTAssertEqual(request.options.format, .webp)
         XCTAssertFalse(result.stdout.contains("736563726574") || result.stderr.contains("736563726574"), "the key is never printed")
         XCTAssertEqual(try CommandLineTool.run(["url", "local:///a.jpg", "rs:squash:1"]).status, 2)
+    }
+
+    /// `url -`: the image URLs a server returned, one per line, to thumbnail URLs signed by the first
+    /// of two rotated keys (the one that verifies them), blank lines skipped, one URL per line.
+    func testURLReadsManySourcesFromStandardInput() throws {
+        let sources = ["https://img.test/products/1/a.jpg", "", "https://img.test/products/2/b.png", "local:///sku 1/IMG_1.HEIC"]
+        let result = try CommandLineTool.run(["url", "-", "pr:grid", "dpr:2", "--format", "jpg"],
+                                             environment: ["MARKET_IMAGES_KEY": "736563726574,6e6577", "MARKET_IMAGES_SALT": "68656C6C6F,73616c74"],
+                                             input: sources.joined(separator: "\n") + "\n")
+        XCTAssertEqual(result.status, 0, result.stderr)
+        let lines = result.stdout.split(separator: "\n").map(String.init)
+        XCTAssertEqual(lines.count, 3)
+        let signer = try ThumbnailURLSigner(hexKey: "736563726574", hexSalt: "68656C6C6F")
+        for (line, source) in zip(lines, sources.filter { !$0.isEmpty }) {
+            XCTAssertEqual(line, signer.signedPath(options: ["pr:grid", "dpr:2"], source: source, format: "jpg"))
+        }
     }
 
     func testThumbsDryRunWritesNothingAndBadVariantIsAUsageError() throws {

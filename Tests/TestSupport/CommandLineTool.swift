@@ -24,9 +24,9 @@ public enum CommandLineTool {
 
     /// Runs to completion, or kills the process after `timeLimit` seconds (a hang is a failure too).
     /// Unless `--show-secrets` was asked for, no test secret may appear in anything it printed.
-    public static func run(_ arguments: [String], environment: [String: String] = [:],
+    public static func run(_ arguments: [String], environment: [String: String] = [:], input: String? = nil,
                            timeLimit: TimeInterval = 300, file: StaticString = #filePath, line: UInt = #line) throws -> Result {
-        let running = try launch(arguments, environment: environment)
+        let running = try Running(arguments: arguments, environment: environment, input: input)
         let deadline = DispatchWorkItem { [running] in running.kill(timedOut: true) }
         DispatchQueue.global().asyncAfter(deadline: .now() + timeLimit, execute: deadline)
         defer { deadline.cancel() }
@@ -47,14 +47,20 @@ public enum CommandLineTool {
         private let stdoutData = LockedData(), stderrData = LockedData()
         private let killed = LockedData()
 
-        init(arguments: [String], environment: [String: String]) throws {
+        init(arguments: [String], environment: [String: String], input: String? = nil) throws {
             process.executableURL = CommandLineTool.executable
             process.arguments = arguments
             process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
+            let stdin = Pipe()
+            process.standardInput = input == nil ? FileHandle.nullDevice : stdin
             let out = Pipe(), err = Pipe()
             process.standardOutput = out
             process.standardError = err
             try process.run()
+            if let input {
+                stdin.fileHandleForWriting.write(Data(input.utf8))
+                try stdin.fileHandleForWriting.close()
+            }
             // Drain both pipes concurrently so a child that fills one cannot block on the other.
             for (pipe, sink) in [(out, stdoutData), (err, stderrData)] {
                 Thread { sink.set(pipe.fileHandleForReading.readDataToEndOfFile()) }.start()

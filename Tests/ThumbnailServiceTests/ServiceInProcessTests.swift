@@ -23,7 +23,7 @@ final class ServiceInProcessTests: FolderTestCase {
     private func configuration() -> ServiceConfiguration {
         var configuration = ServiceConfiguration()
         configuration.root = input
-        configuration.key = (Data(hex: Self.key), Data(hex: Self.salt))
+        configuration.keys = [SigningKey(key: Data(hex: Self.key), salt: Data(hex: Self.salt))]
         configuration.metricsBind = nil
         return configuration
     }
@@ -102,6 +102,82 @@ final class ServiceInProcessTests: FolderTestCase {
             XCTAssertTrue(metrics.contains(#"market_images_cache_total{outcome="hit"} 2"#), metrics)
             XCTAssertTrue(metrics.contains(#"market_images_requests_total{status="200"} 3"#), metrics)
         }
+    }
+
+    /// `onlyPresets` without a key: apps use unsigned preset URLs (the signature segment may be
+    /// anything), on any address; any other option is a 400 that says what is allowed (the URL is
+    /// malformed for this service, not unauthorised: a key would not make it acceptable either).
+    func testPresetsOnlyNeedsNoKeyAndRefusesOtherOptions() async throws {
+        var configuration = configuration()
+        configuration.keys = []
+        configuration.onlyPresets = true
+        configuration.bind = ServiceAddress(host: "0.0.0.0", port: 8080)
+        XCTAssertEqual(configuration.problems, [], "no key is needed on a public address")
+        let source = "local:///sku-1/IMG_1.jpg"
+        let list = "/anything" + ThumbnailURLSigner.path(options: ["pr:list", "dpr:3"], source: source, format: "jpg")
+        let refused = [["w:100"], ["pr:list", "q:100"], ["pr:list", "dpr:5"], ["rs:fill:2000:2000"]].map {
+            "/insecure" + ThumbnailURLSigner.path(options: $0, source: source)
+        }
+        try await withService(configuration) { _, client in
+            let answer = try await client.execute(uri: list, method: .get) { $0 }
+            XCTAssertEqual(answer.status, .ok)
+            let image = try ImageHeader.read(.data(Data(buffer: answer.body)))
+            XCTAssertEqual([image.width, image.height], [240, 240])
+            for uri in refused {
+                let answer = try await client.execute(uri: uri, method: .get) { $0 }
+                XCTAssertEqual(answer.status, .badRequest, uri)
+            }
+        }
+        // With a key, presets-only still restricts what a correctly signed URL may ask.
+        var keyed = self.configuration()
+        keyed.onlyPresets = true
+        let signedButOther = path(["w:100"])
+        try await withService(keyed) { _, client in
+            let answer = try await client.execute(uri: signedButOther, method: .get) { $0 }
+            XCTAssertEqual(answer.status, .badRequest)
+            XCTAssertTrue(String(buffer: answer.body).contains("option-not-allowed"), String(buffer: answer.body))
+        }
+    }
+
+    /// Two key pairs during a rotation: URLs signed by either are served, by neither refused.
+    func testEitherKeyOfARotationSigns() async throws {
+        let newer = try ThumbnailURLSigner(hexKey: "6e65772d6b6579", hexSalt: "6e65772d73616c74")
+        let stranger = try ThumbnailURLSigner(hexKey: "6f74686572", hexSalt: "73616c74")
+        var configuration = configuration()
+        configuration.keys.append(SigningKey(key: Data(hex: "6e65772d6b6579"), salt: Data(hex: "6e65772d73616c74")))
+        let source = "local:///sku-1/IMG_1.jpg"
+        let cases = [(signer.signedPath(options: ["w:100"], source: source), HTTPResponse.Status.ok),
+                     (newer.signedPath(options: ["w:100"], source: source), .ok),
+                     (stranger.signedPath(options: ["w:100"], source: source), .forbidden)]
+        try await withService(configuration) { _, client in
+            for (uri, status) in cases {
+                let answer = try await client.execute(uri: uri, method: .get) { $0 }
+                XCTAssertEqual(answer.status, status, uri)
+            }
+        }
+    }
+
+    /// Truncated signatures, as imgproxy's `IMGPROXY_SIGNATURE_SIZE=8`: the first 8 bytes sign; the
+    /// full signature is not one of that size.
+    func testTruncatedSignatures() async throws {
+        var configuration = configuration()
+        configuration.signatureSize = 8
+        let full = path(["w:100"])
+        let signature = full.dropFirst().prefix { $0 != "/" }
+        let rest = full.dropFirst(signature.count + 1)
+        let truncated = "/" + Self.base64URL(Base64URL.decode(signature)!.prefix(8)) + rest
+        let tampered = "/" + Self.base64URL(Data(Base64URL.decode(signature)!.prefix(7)) + Data([0])) + rest
+        try await withService(configuration) { _, client in
+            let answers = [try await client.execute(uri: truncated, method: .get) { $0.status },
+                           try await client.execute(uri: full, method: .get) { $0.status },
+                           try await client.execute(uri: tampered, method: .get) { $0.status }]
+            XCTAssertEqual(answers, [.ok, .forbidden, .forbidden])
+        }
+    }
+
+    private static func base64URL(_ data: Data) -> String {
+        data.base64EncodedString().replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_")
+            .replacingOccurrences(of: "=", with: "")
     }
 
     /// One problem per wrong setting, named as its flag.

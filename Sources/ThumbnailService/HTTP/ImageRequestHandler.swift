@@ -10,6 +10,7 @@ struct ImageRequestHandler: Sendable {
     let presets: [String: String]
     let maxAge: Int
     let signature: SignatureCheck
+    let onlyPresets: Bool
     let local: LocalSourceRoot?
     let remote: RemoteSources
     let processor: ImageProcessor
@@ -18,9 +19,9 @@ struct ImageRequestHandler: Sendable {
     let metrics: ServiceMetrics
     private let flight = SingleFlight<EncodedImage>()
 
-    init(presets: [String: String], maxAge: Int, signature: SignatureCheck, local: LocalSourceRoot?, remote: RemoteSources,
+    init(presets: [String: String], maxAge: Int, signature: SignatureCheck, onlyPresets: Bool, local: LocalSourceRoot?, remote: RemoteSources,
          processor: ImageProcessor, pool: ImageWorkPool, caches: OutputCaches, metrics: ServiceMetrics) {
-        (self.presets, self.maxAge, self.signature, self.local, self.remote) = (presets, maxAge, signature, local, remote)
+        (self.presets, self.maxAge, self.signature, self.onlyPresets, self.local, self.remote) = (presets, maxAge, signature, onlyPresets, local, remote)
         (self.processor, self.pool, self.caches, self.metrics) = (processor, pool, caches, metrics)
     }
 
@@ -38,9 +39,13 @@ struct ImageRequestHandler: Sendable {
         guard signature.accepts(signature: trimmed[..<slash], path: trimmed[slash...]) else {
             throw ServiceFailure(status: .forbidden, error: "forbidden", detail: "the signature does not match the path")
         }
-        // 3. Options and source name, parsed and bounded.
+        // 3. Options and source name, parsed and bounded (presets only, if so configured).
         let parsed: ImageRequestPath
-        do { parsed = try ImageRequestPath.parse(String(trimmed[slash...]), presets: presets) } catch { throw ServiceFailure(error) }
+        do {
+            parsed = try ImageRequestPath.parse(String(trimmed[slash...]), presets: presets, onlyPresets: onlyPresets)
+        } catch {
+            throw ServiceFailure(error)
+        }
         // 4. The source: a file opened under the root, or a download (shared, held in a slot).
         let source = try await resolve(parsed.source)
         defer { withExtendedLifetime(source.held) {} }

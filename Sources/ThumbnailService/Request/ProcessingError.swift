@@ -2,6 +2,8 @@
 /// these to statuses (400 for a malformed request, 404 for an unknown preset or an expired URL).
 public enum ProcessingError: Error, Equatable, Sendable, CustomStringConvertible {
     case unknownOption(String)
+    /// An option the service serves only through its presets (`onlyPresets`).
+    case optionNotAllowed(String)
     case invalidArgument(option: String, value: String, expected: String)
     case unknownPreset(String)
     case expired
@@ -11,6 +13,7 @@ public enum ProcessingError: Error, Equatable, Sendable, CustomStringConvertible
     public var code: String {
         switch self {
         case .unknownOption: "unknown-option"
+        case .optionNotAllowed: "option-not-allowed"
         case .invalidArgument: "invalid-argument"
         case .unknownPreset: "unknown-preset"
         case .expired: "expired"
@@ -22,6 +25,8 @@ public enum ProcessingError: Error, Equatable, Sendable, CustomStringConvertible
         switch self {
         case .unknownOption(let name):
             "unknown option \"\(String(name.prefix(64)))\"; options: \(OptionTable.summary)"
+        case .optionNotAllowed(let name):
+            "\"\(String(name.prefix(64)))\" is not allowed here: this service serves presets only (pr:NAME), with dpr 1 to 4 and f:FORMAT"
         case .invalidArgument(let option, let value, let expected): "\(option): \"\(value)\" is not valid; expected \(expected)"
         case .unknownPreset(let name): "unknown preset \"\(String(name.prefix(64)))\""
         case .expired: "the URL has expired"

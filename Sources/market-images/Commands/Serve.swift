@@ -13,8 +13,9 @@ struct Serve: AsyncParsableCommand {
         discussion: """
         URLs are /{signature}/{options}/{source}: options in imgproxy's names (see `market-images url`), \
         the source local:///path under --root, or an http(s) URL under an --allow-source prefix. The key and \
-        salt are hex, from $MARKET_IMAGES_KEY and $MARKET_IMAGES_SALT or --key-file; without them the service \
-        refuses to start unless --insecure-unsigned, which binds loopback only. http(s) sources must not be on \
+        salt are hex, from $MARKET_IMAGES_KEY and $MARKET_IMAGES_SALT or --key-file (several comma-separated \
+        pairs while rotating); without them the service refuses to start unless --only-presets (unsigned \
+        preset URLs, any address) or --insecure-unsigned (any URL, loopback only). http(s) sources must not be on \
         an internal address unless --allow-private-sources. SIGTERM or SIGINT stops accepting, lets requests in \
         flight finish within --grace seconds, and exits 0. GET /health is served too, and GET /metrics \
         (Prometheus) on --metrics-bind, apart from the public port.
@@ -23,6 +24,7 @@ struct Serve: AsyncParsableCommand {
           market-images serve --root ready --cache /var/cache/market-images
           market-images serve --root ready --bind 0.0.0.0:8080 --key-file key.hex
           market-images serve --root Samples --insecure-unsigned
+          market-images serve --only-presets --allow-source https://img.example.com/
         """
     )
 
@@ -52,6 +54,12 @@ struct Serve: AsyncParsableCommand {
 
     @Flag(help: "Accept any signature (no key). Loopback addresses only.")
     var insecureUnsigned = false
+
+    @Flag(help: "URLs may name only presets, dpr 1–4 and a format; then no key is needed on any address (apps need not hold one).")
+    var onlyPresets = false
+
+    @Option(help: "Bytes of the HMAC a signature carries, 1–32 (imgproxy's IMGPROXY_SIGNATURE_SIZE).")
+    var signatureSize = 32
 
     @Option(help: "A folder for finished outputs (default: no disk cache).")
     var cache: String?
@@ -114,10 +122,12 @@ struct Serve: AsyncParsableCommand {
         configuration.maxSourceBytes = maxSourceBytes
         configuration.downloadTimeout = .seconds(downloadTimeout)
         configuration.maxDownloads = maxDownloads
-        configuration.key = try key.load()
-        guard configuration.key != nil || insecureUnsigned else {
+        configuration.keys = try key.load().map { SigningKey(key: $0.key, salt: $0.salt) }
+        configuration.signatureSize = signatureSize
+        configuration.onlyPresets = onlyPresets
+        guard !configuration.keys.isEmpty || insecureUnsigned || onlyPresets else {
             throw ValidationError("no key: set $MARKET_IMAGES_KEY and $MARKET_IMAGES_SALT (hex) or --key-file; "
-                + "--insecure-unsigned serves unsigned URLs on a loopback address only")
+                + "--only-presets serves unsigned preset URLs on any address, --insecure-unsigned any URL on loopback only")
         }
         if let workers { configuration.workers = workers }
         configuration.queue = queue
@@ -152,7 +162,9 @@ struct Serve: AsyncParsableCommand {
         LoggingSystem.bootstrap { StreamLogHandler.standardError(label: $0) }
         var logger = Logger(label: "market-images")
         logger.logLevel = .info
-        if configuration.key == nil { Terminal.standardError.warning("no key: any signature is accepted (--insecure-unsigned); loopback only") }
+        if configuration.keys.isEmpty && !configuration.onlyPresets {
+            Terminal.standardError.warning("no key: any signature is accepted (--insecure-unsigned); loopback only")
+        }
         let service = try ThumbnailService(configuration, logger: logger)
         try await service.run { what, url in Terminal.standardError.write("\(what) \(url)\n") }
     }

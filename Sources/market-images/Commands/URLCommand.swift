@@ -18,10 +18,11 @@ struct URLCommand: ParsableCommand {
           market-images url local:///sku-123/IMG_0001.jpg pr:list dpr:3
           market-images url local:///sku-123/IMG_0001.jpg rs:fit:512:512 q:80 \\
               --format webp --base https://img.example.com
+          market-images url - pr:list dpr:3 < image-urls.txt
         """
     )
 
-    @Argument(help: "The source: local:///path under the service's --root, or an http(s) URL.")
+    @Argument(help: "The source: local:///path under the service's --root, or an http(s) URL; - reads one per line from standard input.")
     var source: String
 
     @Argument(help: "Processing options, e.g. pr:list dpr:3.")
@@ -38,31 +39,47 @@ struct URLCommand: ParsableCommand {
 
     @OptionGroup var key: ServiceKeyOptions
 
+    private var encoding: ThumbnailURLSigner.SourceEncoding { plain ? .plain : .base64 }
+
     func validate() throws {
-        let path = ThumbnailURLSigner.path(options: options, source: source, format: format, encoding: plain ? .plain : .base64)
-        do {
-            _ = try ImageRequestPath.parse(path)
-        } catch {
-            throw ValidationError(error.description)
-        }
+        // The options are checked once; sources read from standard input are checked one by one.
+        do { try check(source == "-" ? "local:///x.jpg" : source) } catch { throw ValidationError(error.description) }
         if let base, URL(string: base)?.host == nil { throw ValidationError("--base must be a URL, e.g. https://img.example.com") }
     }
 
+    private func check(_ source: String) throws(ProcessingError) {
+        _ = try ImageRequestPath.parse(ThumbnailURLSigner.path(options: options, source: source, format: format, encoding: encoding))
+    }
+
     func run() throws {
-        let encoding: ThumbnailURLSigner.SourceEncoding = plain ? .plain : .base64
-        let path: String
-        if let signer = try signer() {
-            path = signer.signedPath(options: options, source: source, format: format, encoding: encoding)
-        } else {
-            Terminal.standardError.warning("no key: the URL is unsigned and works only on a service started with --insecure-unsigned")
-            path = "/insecure" + ThumbnailURLSigner.path(options: options, source: source, format: format, encoding: encoding)
+        let signer = try signer()
+        if signer == nil {
+            Terminal.standardError.warning("no key: the URL is unsigned and works only on a service started with --only-presets or --insecure-unsigned")
         }
         var prefix = base ?? ""
         while prefix.hasSuffix("/") { prefix.removeLast() }
-        Terminal.standardOutput.write(prefix + path + "\n")
+        let sources = source == "-" ? Self.standardInputLines() : [source]
+        var failed = 0
+        for (number, source) in sources.enumerated() where !source.isEmpty {
+            do { try check(source) } catch {
+                Terminal.standardError.error("line \(number + 1): \(Terminal.display(source)): \(error.description)")
+                failed += 1
+                continue
+            }
+            let path = signer?.signedPath(options: options, source: source, format: format, encoding: encoding)
+                ?? "/insecure" + ThumbnailURLSigner.path(options: options, source: source, format: format, encoding: encoding)
+            Terminal.standardOutput.write(prefix + path + "\n")
+        }
+        if failed > 0 { throw ExitCode.failure }
+    }
+
+    private static func standardInputLines() -> [String] {
+        var lines: [String] = []
+        while let line = readLine() { lines.append(line.trimmingCharacters(in: .whitespaces)) }
+        return lines
     }
 
     private func signer() throws -> ThumbnailURLSigner? {
-        try key.load().map { ThumbnailURLSigner(key: $0.key, salt: $0.salt) }
+        try key.load().first.map { ThumbnailURLSigner(key: $0.key, salt: $0.salt) }
     }
 }

@@ -2,29 +2,43 @@ import ArgumentParser
 import Foundation
 import MarketUploader
 
-/// The thumbnail service's key and salt, shared by `serve` and `url`: hex, from `$MARKET_IMAGES_KEY`
-/// and `$MARKET_IMAGES_SALT` or `--key-file`. Never printed.
+/// The thumbnail service's keys and salts, shared by `serve` and `url`: hex, from `$MARKET_IMAGES_KEY`
+/// and `$MARKET_IMAGES_SALT` (several pairs comma-separated, as imgproxy takes them) or `--key-file`
+/// (a key line and a salt line per pair). Several pairs let keys be rotated: `serve` accepts any of
+/// them, `url` signs with the first. Never printed.
 struct ServiceKeyOptions: ParsableArguments {
-    @Option(help: "A file with the hex key on its first line and the hex salt on its second.")
+    @Option(help: "A file with a hex key line and a hex salt line per key (the first signs; serve accepts any).")
     var keyFile: String?
 
-    /// The key and salt as bytes; nil when no key is set.
-    func load() throws -> (key: Data, salt: Data)? {
+    /// The key and salt pairs as bytes; empty when no key is set.
+    func load() throws -> [(key: Data, salt: Data)] {
         let environment = ProcessInfo.processInfo.environment
-        var key = environment["MARKET_IMAGES_KEY"], salt = environment["MARKET_IMAGES_SALT"]
+        var keys = Self.list(environment["MARKET_IMAGES_KEY"]), salts = Self.list(environment["MARKET_IMAGES_SALT"])
         if let keyFile {
             guard let text = try? String(contentsOfFile: keyFile, encoding: .utf8) else {
                 throw ValidationError("cannot read --key-file \(Terminal.display(keyFile))")
             }
-            let lines = text.split(whereSeparator: \.isNewline).map { $0.trimmingCharacters(in: .whitespaces) }
-            guard lines.count >= 2 else { throw ValidationError("--key-file needs the hex key on its first line and the hex salt on its second") }
-            (key, salt) = (lines[0], lines[1])
+            let lines = text.split(whereSeparator: \.isNewline).map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
+            guard lines.count >= 2, lines.count % 2 == 0 else {
+                throw ValidationError("--key-file needs a hex key line and a hex salt line for each key")
+            }
+            keys = stride(from: 0, to: lines.count, by: 2).map { lines[$0] }
+            salts = stride(from: 1, to: lines.count, by: 2).map { lines[$0] }
         }
-        guard let key, !key.isEmpty else { return nil }
-        guard let keyBytes = ThumbnailURLSigner.decodeHex(key), let saltBytes = ThumbnailURLSigner.decodeHex(salt ?? "") else {
-            throw ValidationError("the key and the salt must be hex digits, an even number of them "
-                + "(MARKET_IMAGES_KEY, MARKET_IMAGES_SALT or --key-file)")
+        guard !keys.isEmpty else { return [] }
+        guard keys.count == salts.count || (keys.count == 1 && salts.isEmpty) else {
+            throw ValidationError("\(keys.count) keys but \(salts.count) salts: give one salt per key (MARKET_IMAGES_SALT, comma-separated)")
         }
-        return (Data(keyBytes), Data(saltBytes))
+        return try zip(keys, salts.isEmpty ? [""] : salts).map { key, salt in
+            guard let keyBytes = ThumbnailURLSigner.decodeHex(key), let saltBytes = ThumbnailURLSigner.decodeHex(salt) else {
+                throw ValidationError("the keys and the salts must be hex digits, an even number of them "
+                    + "(MARKET_IMAGES_KEY, MARKET_IMAGES_SALT or --key-file)")
+            }
+            return (Data(keyBytes), Data(saltBytes))
+        }
+    }
+
+    private static func list(_ text: String?) -> [String] {
+        (text ?? "").split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
     }
 }
