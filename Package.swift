@@ -3,7 +3,8 @@ import PackageDescription
 
 let package = Package(
     name: "market-images",
-    platforms: [.macOS(.v13)],
+    // iOS for the libraries an app uses (MarketUploader); the rest builds for macOS and Linux.
+    platforms: [.macOS(.v13), .iOS(.v16)],
     products: [
         .library(name: "ImagePipeline", targets: ["ImagePipeline"]),
         .library(name: "MarketUploader", targets: ["MarketUploader"]),
@@ -39,8 +40,9 @@ let package = Package(
         // Our own C kernels (the JPEG decode to a fit and its Lanczos3 shrink), compiled once.
         .target(name: "CKernels", dependencies: ["CVips"], linkerSettings: [.linkedLibrary("jpeg")]),
         .target(name: "ImagePipeline", dependencies: ["CVips", "CKernels", .product(name: "Crypto", package: "swift-crypto")]),
-        // Foundation only: this target must build for iOS, where libvips is not available.
-        .target(name: "MarketUploader"),
+        // Foundation and swift-crypto (CryptoKit on Apple platforms) only: an iOS app uses this target,
+        // and libvips is not available there.
+        .target(name: "MarketUploader", dependencies: [.product(name: "Crypto", package: "swift-crypto")]),
         // The thumbnail service as a library: `serve` runs it, `preview` and other servers mount it.
         .target(
             name: "ThumbnailService",

@@ -139,6 +139,32 @@ final class ServiceInProcessTests: FolderTestCase {
         }
     }
 
+    /// What an app builds with `MarketUploader`'s `ThumbnailURLBuilder`, no key in it: the list and
+    /// grid cells of a 3× screen, from a presets-only service; and the same builder with a signer on a
+    /// keyed service.
+    func testTheAppsURLBuilderReachesTheService() async throws {
+        var presetsOnly = configuration()
+        presetsOnly.keys = []
+        presetsOnly.onlyPresets = true
+        let app = ThumbnailURLBuilder(service: URL(string: "http://localhost")!)
+        let list = try XCTUnwrap(app.url(source: "local:///sku-1/IMG_1.jpg", preset: "list", scale: 3, format: "jpg"))
+        let grid = try XCTUnwrap(app.url(source: "local:///sku-1/IMG_1.jpg", preset: "grid", scale: 3, cacheBuster: "v2"))
+        try await withService(presetsOnly) { _, client in
+            for (url, side) in [(list, 240), (grid, 600)] {
+                let answer = try await client.execute(uri: url.path, method: .get) { $0 }
+                XCTAssertEqual(answer.status, .ok, url.path)
+                let image = try ImageHeader.read(.data(Data(buffer: answer.body)))
+                XCTAssertEqual([image.width, image.height], [side, side], url.path)
+            }
+        }
+        let signed = ThumbnailURLBuilder(service: URL(string: "http://localhost/")!, signer: signer)
+        let keyedList = try XCTUnwrap(signed.url(source: "local:///sku-1/IMG_1.jpg", preset: "list", scale: 2))
+        try await withService(configuration()) { _, client in
+            let answer = try await client.execute(uri: keyedList.path, method: .get) { $0 }
+            XCTAssertEqual(answer.status, .ok, keyedList.path)
+        }
+    }
+
     /// Two key pairs during a rotation: URLs signed by either are served, by neither refused.
     func testEitherKeyOfARotationSigns() async throws {
         let newer = try ThumbnailURLSigner(hexKey: "6e65772d6b6579", hexSalt: "6e65772d73616c74")

@@ -1,3 +1,4 @@
+import Crypto
 import Foundation
 
 /// Builds signed URLs for the thumbnail service (`market-images serve`) in imgproxy's format, so an
@@ -5,7 +6,7 @@ import Foundation
 ///
 /// The signature is base64url, without padding, of HMAC-SHA256(key, salt + path), where the path is
 /// everything after the signature, starting with `/`. Existing imgproxy URL builders produce the same
-/// URLs; this one is for apps that want no dependency beyond Foundation.
+/// URLs. The HMAC is swift-crypto's, which is CryptoKit itself on Apple platforms.
 public struct ThumbnailURLSigner: Sendable {
     /// How the source travels in the URL: base64url (safe for any URL, the default) or plain text.
     public enum SourceEncoding: Sendable {
@@ -13,12 +14,12 @@ public struct ThumbnailURLSigner: Sendable {
         case plain
     }
 
-    private let key: [UInt8]
-    private let salt: [UInt8]
+    private let key: SymmetricKey
+    private let salt: Data
 
     public init(key: Data, salt: Data) {
-        self.key = [UInt8](key)
-        self.salt = [UInt8](salt)
+        self.key = SymmetricKey(data: key)
+        self.salt = salt
     }
 
     /// Key and salt as the service takes them: hex strings.
@@ -30,7 +31,7 @@ public struct ThumbnailURLSigner: Sendable {
 
     /// The signature of `path` (which starts with `/`).
     public func signature(for path: String) -> String {
-        Self.base64URL(HMACSHA256.authenticationCode(for: salt + Array(path.utf8), key: key))
+        Self.base64URL(Array(HMAC<SHA256>.authenticationCode(for: salt + Data(path.utf8), using: key)))
     }
 
     /// `/{signature}{path}`, the path made by `path(options:source:format:encoding:)`.

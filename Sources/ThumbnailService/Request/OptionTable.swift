@@ -101,11 +101,12 @@ enum OptionTable {
         }),
     ]
 
-    /// The options a URL may give itself under `onlyPresets`, with the `dpr` a phone has (1–4).
+    /// The options a URL may give itself under `onlyPresets`, with the `dpr` a phone has (1–4); the
+    /// cache buster changes the URL, never the image.
     static func checkAllowedWithPresetsOnly(_ segment: String) throws(ProcessingError) {
         let parts = segment.split(separator: ":", omittingEmptySubsequences: false)
         let name = String(parts[0])
-        let allowed = ["preset", "pr", "format", "f", "ext", "dpr"]
+        let allowed = ["preset", "pr", "format", "f", "ext", "dpr", "cachebuster", "cb"]
         guard allowed.contains(name) else { throw .optionNotAllowed(name) }
         if name == "dpr", parts.count == 2, let value = Double(parts[1]), !(1...4).contains(value) {
             throw .invalidArgument(option: "dpr", value: String(parts[1].prefix(64)), expected: "1 to 4 (only presets are served here)")

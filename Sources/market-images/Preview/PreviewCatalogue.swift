@@ -102,22 +102,25 @@ final class PreviewCatalogue: @unchecked Sendable {
             return PublishState(summary: "new: not yet published to \(shown)", kind: "new")
         }
         let id = entry.productID.map { "product \($0)" } ?? "a product"
-        guard entry.state == .registered else {
+        // What publish would do, from the same planner publish runs (pending registers are looked up
+        // by publish itself, which needs the server).
+        let uploads = (try? prepared.uploads()) ?? []
+        let steps = PublishPlanner.steps(folder: (folder as NSString).lastPathComponent, entry: entry,
+                                         snapshot: ListingSnapshot(fields: draft, uploads: uploads), images: uploads,
+                                         dialect: dialect ?? .openmarket, allowRecreate: false)
+        guard let step = steps.last else { return nil }
+        switch step.action {
+        case .pending:
             return PublishState(summary: "pending: a register was never answered; publish looks it up first", kind: "pending")
-        }
-        guard let sent = entry.sent, let uploads = try? prepared.uploads() else {
+        case .unchanged where step.payload != nil:
             return PublishState(summary: "published as \(id); publish records what it holds on its next run", kind: "unchanged")
-        }
-        let current = ListingSnapshot(fields: draft, uploads: uploads)
-        let changes = sent.fields.changes(to: current.fields)
-        switch SyncAction.plan(current: current, sent: sent, productID: entry.productID, dialect: dialect ?? .openmarket, allowRecreate: false) {
-        case .unchanged, .register:
-            return PublishState(summary: "unchanged: published as \(id)", kind: "unchanged")
         case .edit:
-            return PublishState(summary: "changes to send to \(id)", changes: changes, kind: "changed")
-        case .replaceImages, .recreate, .imagesCannotChange:
+            return PublishState(summary: "changes to send to \(id)", changes: step.changes, kind: "changed")
+        case .replaceImages, .recreate, .blocked:
             let how = dialect == .items ? "publish replaces them" : dialect == nil ? "publish replaces them (items server) or needs --recreate" : "publish needs --recreate"
-            return PublishState(summary: "photos changed since \(id) was published: \(how)", changes: changes, kind: "changed")
+            return PublishState(summary: "photos changed since \(id) was published: \(how)", changes: step.changes, kind: "changed")
+        case .unchanged, .register, .adopt, .orphaned, .deleteReplaced, .deleteOrphan:
+            return PublishState(summary: "unchanged: published as \(id)", kind: "unchanged")
         }
     }
 }
