@@ -82,6 +82,12 @@ let package = Package(
         .target(name: "TestSupport", dependencies: ["market-images"], path: "Tests/TestSupport"),
         .testTarget(
             name: "ImagePipelineTests",
+            dependencies: ["ImagePipeline", "MarketUploader", "TestSupport"]
+        ),
+        // The built tool started as a user starts it: the service over loopback (nginx in front, SIGTERM
+        // under load, attacks), the command line's conventions, a new user's first runs.
+        .testTarget(
+            name: "CommandLineTests",
             dependencies: ["ImagePipeline", "MarketUploader", "ThumbnailService", "TestSupport", .product(name: "FlyingFox", package: "FlyingFox")]
         ),
         // The service in process, through HummingbirdTesting: no ports, no binary.
