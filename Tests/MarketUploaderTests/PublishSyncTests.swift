@@ -200,8 +200,16 @@ final class PublishSyncTests: CommandLineTestCase {
             XCTAssertEqual(listed.status, 0, listed.stderr)
             let page = try XCTUnwrap(try JSONSerialization.jsonObject(with: Data(listed.stdout.utf8)) as? [String: Any])
             XCTAssertEqual((page["products"] as? [[String: Any]])?.compactMap { $0["id"] as? Int }, [teaCup.id, mug.id], "newest first")
+            var korean = Self.draft
+            korean.name = "도자기 머그컵"
+            let koreanMug = try await client.register(korean, images: [try Self.jpeg()], credentials: credentials)
             let table = try tool(["list"], dialect: dialect).stdout
             XCTAssertTrue(table.contains("Tea cup") && table.contains("sold out") && table.contains("(was ₩12,000)"), table)
+            // Columns line up as a terminal shows them: Hangul takes two columns (East Asian Width W).
+            func columns(_ text: Substring) -> Int { text.unicodeScalars.reduce(0) { $0 + ((0xAC00...0xD7A3).contains($1.value) ? 2 : 1) } }
+            let lines = table.split(separator: "\n").filter { $0.contains("₩") || $0.contains("PRICE") }
+            let starts = lines.map { line in columns(line[..<(line.range(of: "₩") ?? line.range(of: "PRICE")!).lowerBound]) }
+            XCTAssertEqual(Set(starts).count, 1, "the price column starts at one display column:\n\(table)")
             let searched = try tool(["list", "--search", "TEA", "--json"], dialect: dialect).stdout
             let found = try XCTUnwrap(try JSONSerialization.jsonObject(with: Data(searched.utf8)) as? [String: Any])["products"] as? [[String: Any]]
             XCTAssertEqual(found?.compactMap { $0["id"] as? Int }, [teaCup.id], "\(dialect): search by name, any case")
@@ -231,11 +239,11 @@ final class PublishSyncTests: CommandLineTestCase {
             XCTAssertTrue(wrong.stderr.contains("refused the credentials"), wrong.stderr)
             XCTAssertFalse(wrong.stderr.contains("wrong-secret"), wrong.stderr)
             var remaining = await server.products.keys.sorted()
-            XCTAssertEqual(remaining, [mug.id, teaCup.id])
+            XCTAssertEqual(remaining, [mug.id, teaCup.id, koreanMug.id])
             let deleted = try tool(["delete", String(mug.id), "--yes"], dialect: dialect)
             XCTAssertEqual(deleted.status, 0, deleted.stderr)
             remaining = await server.products.keys.sorted()
-            XCTAssertEqual(remaining, [teaCup.id], "\(dialect)")
+            XCTAssertEqual(remaining, [teaCup.id, koreanMug.id], "\(dialect)")
         }
     }
 }
