@@ -179,6 +179,7 @@ final class PublishSyncTests: CommandLineTestCase {
         let adopted = try tool(["publish", products])
         XCTAssertEqual(adopted.status, 0, adopted.stderr)
         XCTAssertTrue(adopted.stdout.contains("published by an older version: record what the folder holds now"), adopted.stdout)
+        XCTAssertTrue(adopted.stdout.contains("Plan for http://127.0.0.1:\(baseURL.port ?? 0) ("), "the server as typed, not its record key: \(adopted.stdout)")
         try Self.mug(price: 7000).write(toFile: folder + "/product.json", atomically: true, encoding: .utf8)
         let plan = try steps(try tool(["publish", products, "--dry-run", "--json"]))
         XCTAssertEqual(plan.first?["changes"] as? [[String: String]], [["field": "price", "from": "9000", "to": "7000"]])

@@ -12,7 +12,10 @@ struct PlanTable {
         let rows = [["FOLDER", "ACTION", "PRODUCT", "DETAIL"]] + steps.map { step in
             [Terminal.display(step.folder), step.action.rawValue, step.productID.map(String.init) ?? "-", step.error ?? step.detail]
         }
-        return "Plan for \(PublishLedger.identity(of: server)) (\(dialect.rawValue)):\n" + TextTable.lines(rows).map { "  " + $0 }.joined(separator: "\n") + "\n"
+        // The server as the seller typed it; its normalised identity is only the record's key.
+        var shown = server.absoluteString
+        while shown.hasSuffix("/") { shown.removeLast() }
+        return "Plan for \(Terminal.display(shown)) (\(dialect.rawValue)):\n" + TextTable.lines(rows).map { "  " + $0 }.joined(separator: "\n") + "\n"
     }
 
     /// What a step that was carried out did, in the past tense.
