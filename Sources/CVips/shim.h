@@ -46,6 +46,17 @@ static inline VipsImage *mi_open_header_buffer(const void *buf, size_t len) {
     return vips_image_new_from_buffer(buf, len, "", NULL);
 }
 
+/// A libvips source over a descriptor we opened (libvips duplicates it): the header is read lazily
+/// from it, so reading a file's header costs its header, not the whole file, and no name is parsed.
+static inline VipsSource *mi_source_from_descriptor(int descriptor) {
+    return vips_source_new_from_descriptor(descriptor);
+}
+
+/// Opens a source lazily: only the header is parsed, no pixels are decoded.
+static inline VipsImage *mi_open_header_source(VipsSource *source) {
+    return vips_image_new_from_source(source, "", NULL);
+}
+
 /// Whether the loader type a `vips_foreign_find_load*` call named is blocked (libvips marks loaders
 /// not meant for untrusted input, and `vips_block_untrusted_set` blocks them). Asking the class
 /// rather than parsing "operation is blocked" out of the shared error buffer keeps the answer this

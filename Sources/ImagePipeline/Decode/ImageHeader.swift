@@ -50,8 +50,13 @@ public struct ImageHeader: Sendable, Equatable, Codable {
     }
 
     /// Parses the header only. A decompression bomb costs nothing here: libvips allocates no pixels.
+    /// A file is read through its descriptor, lazily: only as much as its header takes.
     public static func read(_ source: ImageSource) throws(ImagePipelineError) -> ImageHeader {
-        try read(source.bytes(), fileName: source.fileName)
+        switch source {
+        case .file(let path): try read(OpenFile(path: path), fileName: source.fileName)
+        case .opened(let file): try read(file, fileName: nil)
+        case .data(let data): try read(data, fileName: nil)
+        }
     }
 
     /// The header of bytes already read; `fileName` only attributes libvips' messages.
@@ -59,30 +64,52 @@ public struct ImageHeader: Sendable, Equatable, Codable {
         try VipsRuntime.ensureStarted()
         guard !data.isEmpty else { throw .emptySource }
         return try ImageSource.pinning(data) { bytes throws(ImagePipelineError) in
-            guard let loader = vips_foreign_find_load_buffer(bytes.baseAddress, bytes.count) else {
-                VipsErrorLog.drain()
-                throw .unsupportedFormat
+            try open(vips_foreign_find_load_buffer(bytes.baseAddress, bytes.count), fileName: fileName) {
+                mi_open_header_buffer(bytes.baseAddress, bytes.count)
             }
-            let nickname = loaderName(String(cString: mi_loader_nickname(loader)))
-            // An allow-list, not libvips' block-list: only the photo formats the tools name are
-            // decoded, so a loader libvips leaves open (matrix, PPM, Radiance, SVG, PDF) never sees
-            // a seller's file or a downloaded one.
-            guard allowedFormats.contains(format(ofLoader: nickname)) else {
-                VipsErrorLog.drain()
-                throw mi_loader_is_blocked(loader) == 0 ? .unsupportedFormat : .blockedFormat(loader: nickname)
-            }
-            let origin = VipsErrorLog.Source(loader: nickname, format: format(ofLoader: nickname), fileName: fileName)
-            let image = try VipsImageHandle.make(origin: origin, { .damaged(format: origin.format, detail: $0) }) { out in
-                out.pointee = mi_open_header_buffer(bytes.baseAddress, bytes.count)
-                return out.pointee == nil ? -1 : 0
-            }
-            return ImageHeader(image)
         }
     }
 
-    /// A loader's name without the `_buffer` every load has now that files are read as bytes.
+    private static func read(_ file: OpenFile, fileName: String?) throws(ImagePipelineError) -> ImageHeader {
+        try VipsRuntime.ensureStarted()
+        guard file.size > 0 else { throw .emptySource }
+        guard let source = mi_source_from_descriptor(file.descriptor) else {
+            throw .sourceUnreadable(errno: nil)
+        }
+        defer { g_object_unref(source) }
+        return try open(vips_foreign_find_load_source(source), fileName: fileName) { mi_open_header_source(source) }
+    }
+
+    /// The kind of failure comes from the calls themselves: no loader is an unsupported format, a
+    /// loader outside the allow-list is refused, and a loader that claimed the bytes and then failed
+    /// means damage. libvips' text is only detail.
+    private static func open(_ loader: UnsafePointer<CChar>?, fileName: String?,
+                             _ open: () -> UnsafeMutablePointer<VipsImage>?) throws(ImagePipelineError) -> ImageHeader {
+        guard let loader else {
+            VipsErrorLog.drain()
+            throw .unsupportedFormat
+        }
+        let nickname = loaderName(String(cString: mi_loader_nickname(loader)))
+        // An allow-list, not libvips' block-list: only the photo formats the tools name are decoded,
+        // so a loader libvips leaves open (matrix, PPM, Radiance, SVG, PDF) never sees a seller's
+        // file or a downloaded one.
+        guard allowedFormats.contains(format(ofLoader: nickname)) else {
+            VipsErrorLog.drain()
+            throw mi_loader_is_blocked(loader) == 0 ? .unsupportedFormat : .blockedFormat(loader: nickname)
+        }
+        let origin = VipsErrorLog.Source(loader: nickname, format: format(ofLoader: nickname), fileName: fileName)
+        let image = try VipsImageHandle.make(origin: origin, { .damaged(format: origin.format, detail: $0) }) { out in
+            out.pointee = open()
+            return out.pointee == nil ? -1 : 0
+        }
+        return ImageHeader(image)
+    }
+
+    /// A loader's name without the `_buffer` or `_source` suffix: the same loader whichever way the
+    /// bytes reach it.
     static func loaderName(_ nickname: String) -> String {
-        nickname.hasSuffix("_buffer") ? String(nickname.dropLast("_buffer".count)) : nickname
+        for suffix in ["_buffer", "_source"] where nickname.hasSuffix(suffix) { return String(nickname.dropLast(suffix.count)) }
+        return nickname
     }
 
     /// The formats decoded at all (AVIF and HEIC both load as HEIF).
