@@ -36,7 +36,7 @@ struct RemoteSources: Sendable {
     /// status it deserves (404 not allowed or not found, 413 too large, 502 origin error, 503 too
     /// many sources held, 504 origin timeout).
     func fetch(_ source: String) async throws(ServiceFailure) -> HeldSource {
-        let (url, _) = try check(source)
+        let url = try allowed(source)
         do {
             return try await flights.run(url.text) { [self] () throws(ServiceFailure) -> HeldSource in
                 guard slots.acquire() else {
@@ -46,7 +46,7 @@ struct RemoteSources: Sendable {
                     throw busy
                 }
                 let held = HeldSource(slots: slots)
-                held.data = try await download(url.text)
+                held.data = try await download(url)
                 held.digest = Fingerprint.hex(held.data)
                 return held
             }
@@ -57,11 +57,12 @@ struct RemoteSources: Sendable {
         }
     }
 
-    /// Follows redirects by hand, each target checked as the source was.
-    private func download(_ source: String) async throws(ServiceFailure) -> Data {
-        var location = source
+    /// Follows redirects by hand, each target checked as the source was; each hop's host resolved
+    /// once, here, and the connection pinned to the address checked.
+    private func download(_ source: SourceURL) async throws(ServiceFailure) -> Data {
+        var url = source
         for _ in 0...Self.redirectLimit {
-            let (url, address) = try check(location)
+            let address = try address(of: url)
             let host = url.host
             var configuration = HTTPClient.Configuration(redirectConfiguration: .disallow)
             configuration.dnsOverride = [host: address]
@@ -75,7 +76,7 @@ struct RemoteSources: Sendable {
             switch result {
             case .success(let data): return data
             case .failure(let failure): throw failure
-            case .redirect(let target): location = target
+            case .redirect(let target): url = try allowed(target)
             }
         }
         throw ServiceFailure(status: .badGateway, error: "origin-error", detail: "more than \(Self.redirectLimit) redirects")
@@ -87,17 +88,25 @@ struct RemoteSources: Sendable {
         case redirect(String)
     }
 
-    /// Under an allowed prefix (compared by parts, see `SourceURL`) and on an address that may be
-    /// connected to: the normalised URL, which is what gets requested, and that address.
-    private func check(_ location: String) throws(ServiceFailure) -> (SourceURL, String) {
-        let refused = ServiceFailure(status: .notFound, error: "source-not-allowed", detail: "the source is not under an allowed prefix or address")
-        guard let url = SourceURL(location), prefixes.contains(where: url.isUnder) else { throw refused }
+    /// The normalised URL, which is what gets requested, when it is under an allowed prefix (compared
+    /// by parts, see `SourceURL`).
+    private func allowed(_ location: String) throws(ServiceFailure) -> SourceURL {
+        guard let url = SourceURL(location), prefixes.contains(where: url.isUnder) else { throw Self.refused }
+        return url
+    }
+
+    /// The address to connect to for `url`, when none of its host's addresses is internal (or they
+    /// are allowed).
+    private func address(of url: SourceURL) throws(ServiceFailure) -> String {
         guard let addresses = SourceAddress.resolve(url.host), let first = addresses.first else {
             throw ServiceFailure(status: .badGateway, error: "origin-error", detail: "the source's host does not resolve")
         }
-        if !allowInternal, addresses.contains(where: SourceAddress.isInternal) { throw refused }
-        return (url, first)
+        if !allowInternal, addresses.contains(where: SourceAddress.isInternal) { throw Self.refused }
+        return first
     }
+
+    private static let refused = ServiceFailure(status: .notFound, error: "source-not-allowed",
+                                                detail: "the source is not under an allowed prefix or address")
 
     private func download(_ location: String, with client: HTTPClient) async -> Outcome {
         do {
