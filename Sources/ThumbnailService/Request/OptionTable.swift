@@ -10,6 +10,8 @@ enum OptionTable {
         let names: [String]
         let apply: @Sendable (inout ProcessingOptions, OptionArguments, _ presets: [String: String], _ depth: Int) throws(ProcessingError) -> Void
         var canonical: (@Sendable (ProcessingOptions, OutputFormat, _ defaultQuality: Int) -> String)?
+        /// Whether a URL may give it itself when the service serves presets only (`onlyPresets`).
+        var withPresetsOnly = false
     }
 
     /// In canonical order first (the owners of the output's parts), then the options that only set
@@ -33,7 +35,7 @@ enum OptionTable {
                 throw option.invalid(option[0] ?? "", "a number from 0.01 to 8")
             }
             options.dpr = value
-        }, canonical: { options, _, _ in "dpr:\(options.dpr)" }),
+        }, canonical: { options, _, _ in "dpr:\(options.dpr)" }, withPresetsOnly: true),
         Definition(names: ["gravity", "g"], apply: { options, option, _, _ throws(ProcessingError) in
             try option.expect(atMost: 3)
             options.gravity = try option.choice(option[0] ?? "", RenderSpec.Gravity.self)
@@ -62,7 +64,7 @@ enum OptionTable {
         Definition(names: ["format", "f", "ext"], apply: { options, option, _, _ throws(ProcessingError) in
             try option.expect(exactly: 1)
             options.format = try ProcessingOptions.format(option[0] ?? "")
-        }, canonical: { _, format, _ in "f:\(format.rawValue)" }),
+        }, canonical: { _, format, _ in "f:\(format.rawValue)" }, withPresetsOnly: true),
         Definition(names: ["framing", "fr"], apply: { options, option, _, _ throws(ProcessingError) in
             try option.expect(exactly: 1)
             let value = try option.integer(option[0] ?? "", in: ProcessingOptions.sizeRange)
@@ -86,7 +88,7 @@ enum OptionTable {
                 guard let expansion = presets[preset] else { throw .unknownPreset(preset) }
                 for inner in expansion.split(separator: "/") { try options.apply(String(inner), presets: presets, depth: depth + 1) }
             }
-        }),
+        }, withPresetsOnly: true),
         Definition(names: ["expires", "exp"], apply: { options, option, _, _ throws(ProcessingError) in
             try option.expect(exactly: 1)
             options.expires = Date(timeIntervalSince1970: TimeInterval(try option.integer(option[0] ?? "", in: 0...Int(Int32.max) * 4)))
@@ -94,7 +96,7 @@ enum OptionTable {
         // Changes the URL, and so any cache key derived from it, but not the image.
         Definition(names: ["cachebuster", "cb"], apply: { options, option, _, _ throws(ProcessingError) in
             options.cacheBuster = option.arguments.joined(separator: ":")
-        }),
+        }, withPresetsOnly: true),
         Definition(names: ["strip_metadata", "sm"], apply: { _, option, _, _ throws(ProcessingError) in
             try option.expect(exactly: 1)
             guard try option.boolean(option[0] ?? "") else { throw option.invalid(option[0] ?? "", "true: metadata is always stripped") }
@@ -106,8 +108,7 @@ enum OptionTable {
     static func checkAllowedWithPresetsOnly(_ segment: String) throws(ProcessingError) {
         let parts = segment.split(separator: ":", omittingEmptySubsequences: false)
         let name = String(parts[0])
-        let allowed = ["preset", "pr", "format", "f", "ext", "dpr", "cachebuster", "cb"]
-        guard allowed.contains(name) else { throw .optionNotAllowed(name) }
+        guard definition(named: name)?.withPresetsOnly == true else { throw .optionNotAllowed(name) }
         if name == "dpr", parts.count == 2, let value = Double(parts[1]), !(1...4).contains(value) {
             throw .invalidArgument(option: "dpr", value: String(parts[1].prefix(64)), expected: "1 to 4 (only presets are served here)")
         }
