@@ -1,13 +1,21 @@
 import Foundation
 import MarketUploader
 
-/// A product folder's `product.json`, read key by key. An unknown key (`discount_price`), a price
+/// A product folder's `product.json`, read key by key. An unknown key (`sael_price`), a price
 /// written as text or a currency spelled `krw` is named with the file and the key, instead of being
 /// ignored or reported as a Swift decoding error; and a product's fields are settled here, from the
 /// file and what the caller gives over it.
 public enum ProductFile {
     public static let fileName = "product.json"
-    public static let keys = ["name", "description", "price", "currency", "stock", "discounted_price"]
+    public static let keys = ["name", "description", "price", "currency", "stock", "sale_price"]
+
+    /// Why `discounted_price` is refused rather than read: the servers and sellers mean different
+    /// things by it, and guessing lists a product at a tenth of its price.
+    static func discountedPriceProblem(_ key: String) -> String {
+        "\"\(key)\" is ambiguous: the market-training and openmarket servers read it as "
+        + "the amount taken off the price, sellers usually mean what a buyer pays. Write \"sale_price\": what a buyer pays "
+        + "(\"price\": 12000, \"sale_price\": 10800 lists it at ₩10,800, was ₩12,000)"
+    }
 
     /// The fields the folder's `product.json` sets; nil when there is none.
     public static func fields(in folder: String) throws(PublishingError) -> ProductChange? {
@@ -28,7 +36,8 @@ public enum ProductFile {
                 case "name": change.name = try value.text(key)
                 case "description": change.description = try value.text(key)
                 case "price": change.price = try value.number(key)
-                case "discounted_price": change.discountedPrice = try value.number(key)
+                case "sale_price": change.salePrice = try value.number(key)
+                case "discounted_price", "discountedPrice", "discount_price", "discount": throw Problem(discountedPriceProblem(key))
                 case "stock": change.stock = try value.wholeNumber(key)
                 case "currency":
                     let text = try value.text(key)
@@ -63,7 +72,7 @@ public enum ProductFile {
         }
         return ProductDraft(name: name, description: description, price: price,
                             currency: overrides.currency ?? file?.currency ?? .KRW, stock: stock,
-                            discountedPrice: overrides.discountedPrice ?? file?.discountedPrice)
+                            salePrice: overrides.salePrice ?? file?.salePrice)
     }
 
     private struct Problem: Error {

@@ -15,8 +15,9 @@ public enum PublishPlanner {
                                 detail: "a register was never answered: publish looks it up first")]
         }
         var steps: [PublishStep] = []
+        let registering = registerDetail(snapshot.fields, images: images)
         guard let entry else {
-            return [PublishStep(folder: name, action: .register, detail: NumberText.count(images.count, "photo"), payload: .init(snapshot: snapshot, images: images))]
+            return [warned(PublishStep(folder: name, action: .register, detail: registering, payload: .init(snapshot: snapshot, images: images)), snapshot)]
         }
         if let replaced = entry.replaces {
             steps.append(PublishStep(folder: name, action: .deleteReplaced, productID: replaced,
@@ -28,12 +29,12 @@ public enum PublishPlanner {
                                      detail: "published by an older version: record what the folder holds now", payload: payload))
             return steps
         }
-        let changes = sent.fields.changes(to: snapshot.fields)
+        let changes = sent.changes(to: snapshot.fields)
         let changed = changes.map(\.field).joined(separator: ", ")
         var step = PublishStep(folder: name, action: .unchanged, productID: entry.productID, detail: "", changes: changes, payload: payload)
         switch SyncAction.plan(current: snapshot, sent: sent, productID: entry.productID, dialect: dialect, allowRecreate: allowRecreate) {
         case .register:
-            (step.action, step.detail) = (.register, NumberText.count(images.count, "photo"))
+            (step.action, step.detail) = (.register, registering)
         case .unchanged:
             step.payload = nil
         case .edit(let change):
@@ -49,7 +50,20 @@ public enum PublishPlanner {
                 + "--recreate registers the new version, then deletes product \(id)")
             step.payload = nil
         }
-        steps.append(step)
+        steps.append(warned(step, snapshot))
         return steps
+    }
+
+    /// "3 photos at ₩10,800 (was ₩12,000)": a new listing shows what a buyer will pay.
+    private static func registerDetail(_ fields: ProductDraft, images: [UploadImage]) -> String {
+        NumberText.count(images.count, "photo") + " at " + SalePrice.text(price: fields.price, salePrice: fields.salePrice, currency: fields.currency)
+    }
+
+    /// The fields' warnings on a step that sends the prices.
+    private static func warned(_ step: PublishStep, _ snapshot: ListingSnapshot) -> PublishStep {
+        var step = step
+        let sendsPrices = [.register, .recreate].contains(step.action) || step.changes.contains { ["price", "sale_price"].contains($0.field) }
+        if sendsPrices { step.warnings = snapshot.fields.warnings }
+        return step
     }
 }

@@ -17,6 +17,8 @@ public struct PublishStep: Encodable {
     public var productID: Int?
     public var detail: String
     public var changes: [FieldChange] = []
+    /// What is allowed but worth a second look before it is sent (a sale deeper than half the price).
+    public var warnings: [String] = []
     public var result: Result = .planned
     public var error: String?
     /// What applying needs; not part of the plan's JSON.
@@ -28,7 +30,7 @@ public struct PublishStep: Encodable {
         public var change = ProductChange()
     }
 
-    private enum CodingKeys: String, CodingKey { case folder, action, productID, detail, changes, result, error }
+    private enum CodingKeys: String, CodingKey { case folder, action, productID, detail, changes, warnings, result, error }
 
     /// Whether the server is out of line with the folder after this step: exit status 1.
     public var isUnresolved: Bool {

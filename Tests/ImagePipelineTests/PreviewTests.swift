@@ -31,7 +31,7 @@ final class PreviewTests: FolderTestCase {
 
     private func product(folder: String, name: String, price: Double, discounted: Double?, stock: Int) throws {
         var fields: [String: Any] = ["name": name, "description": "A product for the preview tests.", "price": price, "currency": "KRW", "stock": stock]
-        fields["discounted_price"] = discounted
+        fields["sale_price"] = discounted
         try JSONSerialization.data(withJSONObject: fields).write(to: URL(fileURLWithPath: input + "/\(folder)/product.json"))
     }
 
@@ -121,7 +121,7 @@ final class PreviewTests: FolderTestCase {
         let ledger: [String: Any] = ["entries": [
             "\(server)|sku-camera": ["state": "registered", "productID": 41, "at": "2026-11-01T00:00:00Z",
                                      "sent": ["fields": ["name": "Garden photo prints", "description": "An older description.",
-                                                         "price": 12000, "currency": "KRW", "stock": 3, "discounted_price": 9900],
+                                                         "price": 12000, "currency": "KRW", "stock": 3, "sale_price": 9900],
                                               "images": ["IMG_1.jpg 0000"]]],
         ]]
         try JSONSerialization.data(withJSONObject: ledger).write(to: URL(fileURLWithPath: input + "/.openmarket-published.json"))

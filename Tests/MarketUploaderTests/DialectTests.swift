@@ -13,6 +13,8 @@ final class DialectTests: UploaderTestCase {
         XCTAssertEqual(request.path, "/item")
         XCTAssertEqual(request.parts.map(\.name), ["title", "descriptions", "price", "currency", "stock", "discounted_price", "password", "images[]", "images[]"])
         XCTAssertEqual(request.parts.first { $0.name == "price" }?.body, Data("12000".utf8))
+        XCTAssertEqual(request.parts.first { $0.name == "discounted_price" }?.body, Data("11000".utf8), "G1: the price after the discount")
+        XCTAssertEqual(Dialect.items.salePrice(of: product), 11000)
         XCTAssertEqual(request.parts[7].filename, "front.jpg")
         XCTAssertEqual(request.parts[7].headers["content-type"], "image/jpeg")
         XCTAssertEqual(request.parts[7].body, try Self.fixture("photos/DSCN0010.jpg"), "the image bytes themselves, not a description of them")
@@ -36,6 +38,9 @@ final class DialectTests: UploaderTestCase {
             let params = try XCTUnwrap(try JSONSerialization.jsonObject(with: request.parts[0].body) as? [String: Any])
             let descriptionKey = dialect == .openmarket ? "description" : "descriptions"
             XCTAssertEqual(Set(params.keys), ["name", descriptionKey, "price", "currency", "stock", "discounted_price", "secret"])
+            XCTAssertEqual(params["discounted_price"] as? Double, 1000, "G2/G3: the amount taken off a 12000 price for a sale at 11000")
+            XCTAssertEqual(product.bargainPrice, 11000, "what the \(dialect) server says a buyer pays")
+            XCTAssertEqual(dialect.salePrice(of: product), 11000)
             XCTAssertEqual(request.parts[2].headers["content-type"], "image/png")
             XCTAssertEqual(product.price, 12000, "2000.0-style numbers decode")
             XCTAssertEqual(product.images.first?.id, product.id * 10)

@@ -292,6 +292,9 @@ actor OpenMarketTestServer {
             default: throw Failure(status: 400, message: "JSON parse error: Unrecognized field \"\(key)\"")
             }
         }
+        if (Double(product.fields["discounted_price"] ?? "") ?? 0) > (Double(product.fields["price"] ?? "") ?? 0) {
+            throw Failure(status: 400, message: "discounted_price exceeds price")
+        }
         products[id] = product
         return json(productJSON(product))
     }

@@ -65,7 +65,7 @@ final class UploaderCommandLineTests: CommandLineTestCase {
 
     func testInvalidProductIsReportedWithEveryProblemAndMissingCredentialsAreUsageErrors() async throws {
         _ = try await startServer(.openmarket)
-        let folder = try productFolder("bad", photos: ["photos/DSCN0010.jpg"], json: #"{"name":"ab","description":"short","price":10,"discounted_price":20,"stock":1}"#)
+        let folder = try productFolder("bad", photos: ["photos/DSCN0010.jpg"], json: #"{"name":"ab","description":"short","price":10,"sale_price":20,"stock":1}"#)
         let result = try tool(["register", folder])
         XCTAssertEqual(result.status, 1)
         XCTAssertTrue(result.stderr.contains("name must be 3–100") && result.stderr.contains("must not exceed the price"), result.stderr)
@@ -195,8 +195,10 @@ extension UploaderCommandLineTests {
     func testProductJSONMistakesAreNamed() async throws {
         _ = try await startServer(.openmarket)
         let cases: [(json: String, status: Int32, expected: String)] = [
-            (#"{"name":"Mug","description":"A fine mug, 350 ml.","price":9000,"stock":1,"discount_price":8000}"#, 1,
-             #""discount_price" is not a product key; did you mean "discounted_price"?"#),
+            (#"{"name":"Mug","description":"A fine mug, 350 ml.","price":9000,"stock":1,"sael_price":8000}"#, 1,
+             #""sael_price" is not a product key; did you mean "sale_price"?"#),
+            (#"{"name":"Mug","description":"A fine mug, 350 ml.","price":12000,"stock":1,"discounted_price":10800}"#, 1,
+             #""discounted_price" is ambiguous: the market-training and openmarket servers read it as the amount taken off"#),
             (#"{"name":"Mug","description":"A fine mug, 350 ml.","price":"12,000","stock":1}"#, 1,
              #""price" must be a number like 12000 (no quotes), not "12,000""#),
             (#"{"name":"Mug","description":"A fine mug, 350 ml.","price":12000.5,"stock":1}"#, 1, "price 12000.5 KRW must be a whole number of won"),

@@ -36,7 +36,7 @@ class UploaderTestCase: XCTestCase {
     }
 
     static let draft = ProductDraft(name: "Ceramic mug", description: "Hand-thrown, holds 350 ml.", price: 12000,
-                                    currency: .KRW, stock: 4, discountedPrice: 1000)
+                                    currency: .KRW, stock: 4, salePrice: 11000)
 }
 
 /// Runs the command-line tool against the loopback server, in a fresh folder per test. Every output

@@ -6,7 +6,7 @@ import XCTest
 final class ValidationAndErrorTests: UploaderTestCase {
     func testEveryViolationIsListedInOneErrorAndNothingIsSent() async throws {
         let client = try await startServer(.openmarket)
-        let bad = ProductDraft(name: "Mu", description: "short", price: 1000, stock: -1, discountedPrice: 2000)
+        let bad = ProductDraft(name: "Mu", description: "short", price: 1000, stock: -1, salePrice: 2000)
         let images = try (0..<6).map { _ in try Self.jpeg() }
             + [UploadImage(filename: "big.jpg", data: try Self.fixture("photos/jolla.jpg")),
                UploadImage(filename: "phone.jpg", data: try Self.fixture("photos/iphone_13_pro_max.HEIC"))]
@@ -17,7 +17,7 @@ final class ValidationAndErrorTests: UploaderTestCase {
             guard case .invalid(let problems) = error else { return XCTFail("\(error)") }
             let text = problems.joined(separator: "\n")
             for expected in ["name must be 3–100", "description must be 10–1000", "stock must be 0 or more",
-                             "discounted price (2000) must not exceed the price (1000)", "identifier must not be empty",
+                             "sale price (2000) must not exceed the price (1000)", "identifier must not be empty",
                              "secret must not be empty", "8 images; the server takes 1 to 5", "big.jpg: 811904 bytes",
                              "phone.jpg: not a JPEG or PNG"] {
                 XCTAssertTrue(text.contains(expected), "missing \"\(expected)\" in:\n\(text)")

@@ -12,21 +12,23 @@ public struct ProductDraft: Sendable, Equatable, Codable {
     public var price: Double
     public var currency: Currency
     public var stock: Int
-    public var discountedPrice: Double?
+    /// What a buyer pays, when less than the price; nil for no sale. Never the server's
+    /// `discounted_price`: each dialect's request converts it (see `SalePrice`).
+    public var salePrice: Double?
 
     public init(name: String, description: String, price: Double, currency: Currency = .KRW, stock: Int = 0,
-                discountedPrice: Double? = nil) {
+                salePrice: Double? = nil) {
         self.name = name
         self.description = description
         self.price = price
         self.currency = currency
         self.stock = stock
-        self.discountedPrice = discountedPrice
+        self.salePrice = salePrice
     }
 
     enum CodingKeys: String, CodingKey {
         case name, description, price, currency, stock
-        case discountedPrice = "discounted_price"
+        case salePrice = "sale_price"
     }
 
     public init(from decoder: Decoder) throws {
@@ -36,17 +38,22 @@ public struct ProductDraft: Sendable, Equatable, Codable {
         price = try container.decode(Double.self, forKey: .price)
         currency = try container.decodeIfPresent(Currency.self, forKey: .currency) ?? .KRW
         stock = try container.decodeIfPresent(Int.self, forKey: .stock) ?? 0
-        discountedPrice = try container.decodeIfPresent(Double.self, forKey: .discountedPrice)
+        salePrice = try container.decodeIfPresent(Double.self, forKey: .salePrice)
     }
 
     /// Every rule the draft breaks for `dialect`, each a sentence.
     public func problems(for dialect: Dialect) -> [String] {
         var problems = FieldRules(name: name, description: description, price: price, currency: currency, stock: stock,
-                                  discountedPrice: discountedPrice).problems(for: dialect)
+                                  salePrice: salePrice).problems(for: dialect)
         if dialect == .items && name.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty {
             problems.append("name must not be empty")
         }
         return problems
+    }
+
+    /// What is allowed but worth a second look before listing: a sale deeper than half the price.
+    public var warnings: [String] {
+        SalePrice.warning(price: price, salePrice: salePrice, currency: currency).map { [$0] } ?? []
     }
 }
 
@@ -57,35 +64,40 @@ public struct ProductChange: Sendable, Equatable {
     public var price: Double?
     public var currency: Currency?
     public var stock: Int?
-    public var discountedPrice: Double?
+    /// What a buyer pays; equal to the price to end a sale. On G2/G3 it goes with `price`, since
+    /// those servers are sent the amount off.
+    public var salePrice: Double?
     /// G2/G3: the id of one of the product's images to use as its thumbnail.
     public var thumbnailID: Int?
 
     public init(name: String? = nil, description: String? = nil, price: Double? = nil, currency: Currency? = nil,
-                stock: Int? = nil, discountedPrice: Double? = nil, thumbnailID: Int? = nil) {
+                stock: Int? = nil, salePrice: Double? = nil, thumbnailID: Int? = nil) {
         self.name = name
         self.description = description
         self.price = price
         self.currency = currency
         self.stock = stock
-        self.discountedPrice = discountedPrice
+        self.salePrice = salePrice
         self.thumbnailID = thumbnailID
     }
 
     /// Every field of a draft, as a change: what register sends.
     init(_ draft: ProductDraft) {
         self.init(name: draft.name, description: draft.description, price: draft.price, currency: draft.currency,
-                  stock: draft.stock, discountedPrice: draft.discountedPrice)
+                  stock: draft.stock, salePrice: draft.salePrice)
     }
 
     public var isEmpty: Bool {
         name == nil && description == nil && price == nil && currency == nil && stock == nil
-            && discountedPrice == nil && thumbnailID == nil
+            && salePrice == nil && thumbnailID == nil
     }
 
     public func problems(for dialect: Dialect) -> [String] {
         var problems = FieldRules(name: name, description: description, price: price, currency: currency, stock: stock,
-                                  discountedPrice: discountedPrice).problems(for: dialect)
+                                  salePrice: salePrice).problems(for: dialect)
+        if salePrice != nil, price == nil, dialect != .items {
+            problems.append("the \(dialect.rawValue) server is sent a sale as the amount off the price: give the price with the sale price")
+        }
         if thumbnailID != nil && dialect == .items { problems.append("the items (G1) server has no thumbnail_id") }
         return problems
     }
@@ -98,7 +110,7 @@ private struct FieldRules {
     var price: Double?
     var currency: Currency?
     var stock: Int?
-    var discountedPrice: Double?
+    var salePrice: Double?
 
     func problems(for dialect: Dialect) -> [String] {
         var problems: [String] = []
@@ -113,17 +125,17 @@ private struct FieldRules {
         if let price, !(price >= 0 && price.isFinite) { problems.append("price must be 0 or more") }
         // The won has no minor unit: 12000.5 KRW is a typo, not a price.
         if currency == .KRW {
-            for (field, value) in [("price", price), ("discounted price", discountedPrice)] {
+            for (field, value) in [("price", price), ("sale price", salePrice)] {
                 if let value, value.isFinite, value.rounded() != value {
                     problems.append("\(field) \(Self.format(value)) KRW must be a whole number of won")
                 }
             }
         }
         if let stock, stock < 0 { problems.append("stock must be 0 or more") }
-        if let discountedPrice {
-            if !(discountedPrice >= 0 && discountedPrice.isFinite) { problems.append("discounted price must be 0 or more") }
-            if let price, discountedPrice > price {
-                problems.append("discounted price (\(Self.format(discountedPrice))) must not exceed the price (\(Self.format(price)))")
+        if let salePrice {
+            if !(salePrice >= 0 && salePrice.isFinite) { problems.append("sale price must be 0 or more") }
+            if let price, salePrice > price {
+                problems.append("sale price (\(Self.format(salePrice))) must not exceed the price (\(Self.format(price)))")
             }
         }
         return problems

@@ -26,7 +26,7 @@ struct ProductFields {
     private(set) var entries: [(key: String, value: Value)] = []
 
     /// The fields `change` sets, keyed for `dialect` (`title`/`descriptions` on G1, `name` and
-    /// `descriptions`/`description` after; `discounted_price` everywhere).
+    /// `descriptions`/`description` after; the sale price as each server's `discounted_price`).
     init(_ change: ProductChange, dialect: Dialect) {
         let items = dialect == .items
         add(items ? "title" : "name", change.name.map(Value.text))
@@ -34,7 +34,7 @@ struct ProductFields {
         add("price", change.price.map(Value.number))
         add("currency", change.currency.map { .text($0.rawValue) })
         add("stock", change.stock.map { .number(Double($0)) })
-        add("discounted_price", change.discountedPrice.map(Value.number))
+        add("discounted_price", change.salePrice.flatMap { dialect.discountedPrice(price: change.price, salePrice: $0) }.map(Value.number))
         add("thumbnail_id", change.thumbnailID.map { .number(Double($0)) })
     }
 

@@ -7,10 +7,46 @@ public struct ListingSnapshot: Sendable, Equatable, Codable {
     public var fields: ProductDraft
     /// Any stable digest of each uploaded image's bytes and name; compared, never interpreted.
     public var images: [String]
+    /// Recorded before the sale price existed, when the seller's `discounted_price` went to the server
+    /// as written: what buyers pay is unknown, so the next sync sends the price and sale again.
+    public var pricesUnknown = false
 
     public init(fields: ProductDraft, images: [String]) {
         self.fields = fields
         self.images = images
+    }
+
+    private enum CodingKeys: String, CodingKey { case fields, images, pricesUnknown }
+    private enum LegacyFieldKeys: String, CodingKey { case discountedPrice = "discounted_price" }
+
+    public init(from decoder: Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        fields = try container.decode(ProductDraft.self, forKey: .fields)
+        images = try container.decode([String].self, forKey: .images)
+        let legacy = try container.nestedContainer(keyedBy: LegacyFieldKeys.self, forKey: .fields)
+        pricesUnknown = try container.decodeIfPresent(Bool.self, forKey: .pricesUnknown) ?? legacy.contains(.discountedPrice)
+    }
+
+    public func encode(to encoder: Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(fields, forKey: .fields)
+        try container.encode(images, forKey: .images)
+        if pricesUnknown { try container.encode(true, forKey: .pricesUnknown) }
+    }
+
+    /// Every field that differs from what this snapshot sent to `new`, for showing a plan.
+    public func changes(to new: ProductDraft) -> [FieldChange] {
+        let number = NumberText.format
+        let sale = { (draft: ProductDraft) in SalePrice.effective(price: draft.price, salePrice: draft.salePrice).map(number) ?? "none" }
+        let pairs: [(String, String, String)] = [
+            ("name", fields.name, new.name),
+            ("description", fields.description, new.description),
+            ("price", number(fields.price), number(new.price)),
+            ("currency", fields.currency.rawValue, new.currency.rawValue),
+            ("stock", String(fields.stock), String(new.stock)),
+            ("sale_price", pricesUnknown ? "unknown" : sale(fields), sale(new)),
+        ]
+        return pairs.filter { $0.1 != $0.2 }.map { FieldChange(field: $0.0, from: $0.1, to: $0.2) }
     }
 }
 
@@ -29,32 +65,22 @@ public struct FieldChange: Sendable, Equatable, Codable {
 }
 
 extension ProductChange {
-    /// The fields of `new` that differ from `old`, and nothing else. A discount that was removed is
-    /// sent as 0: the servers treat 0 as "no discount" and a PATCH has no way to unset a field.
-    public init(from old: ProductDraft, to new: ProductDraft) {
+    /// The fields of `new` that differ from what `sent` put on the server, and nothing else. During a
+    /// sale the price and the sale price go together when either changed: G2/G3 are sent the amount
+    /// off, which depends on both. An ended sale is sent as the price itself (no discount: 0 off).
+    public init(from sent: ListingSnapshot, to new: ProductDraft) {
         self.init()
+        let old = sent.fields
         if old.name != new.name { name = new.name }
         if old.description != new.description { description = new.description }
-        if old.price != new.price { price = new.price }
         if old.currency != new.currency { currency = new.currency }
         if old.stock != new.stock { stock = new.stock }
-        if (old.discountedPrice ?? 0) != (new.discountedPrice ?? 0) { discountedPrice = new.discountedPrice ?? 0 }
-    }
-}
-
-extension ProductDraft {
-    /// Every field that differs from `self` to `new`, for showing a plan.
-    public func changes(to new: ProductDraft) -> [FieldChange] {
-        let number = NumberText.format
-        let pairs: [(String, String, String)] = [
-            ("name", name, new.name),
-            ("description", description, new.description),
-            ("price", number(price), number(new.price)),
-            ("currency", currency.rawValue, new.currency.rawValue),
-            ("stock", String(stock), String(new.stock)),
-            ("discounted_price", discountedPrice.map(number) ?? "none", new.discountedPrice.map(number) ?? "none"),
-        ]
-        return pairs.filter { $0.1 != $0.2 && !($0.0 == "discounted_price" && (discountedPrice ?? 0) == (new.discountedPrice ?? 0)) }
-            .map { FieldChange(field: $0.0, from: $0.1, to: $0.2) }
+        let oldSale = SalePrice.effective(price: old.price, salePrice: old.salePrice)
+        let newSale = SalePrice.effective(price: new.price, salePrice: new.salePrice)
+        if old.price != new.price { price = new.price }
+        if oldSale != newSale || sent.pricesUnknown || (newSale != nil && price != nil) {
+            price = new.price
+            salePrice = newSale ?? new.price
+        }
     }
 }

@@ -22,7 +22,7 @@ public enum SyncAction: Sendable, Equatable {
     public static func plan(current: ListingSnapshot, sent: ListingSnapshot?, productID: Int?,
                             dialect: Dialect, allowRecreate: Bool) -> SyncAction {
         guard let sent, let productID else { return .register }
-        let change = ProductChange(from: sent.fields, to: current.fields)
+        let change = ProductChange(from: sent, to: current.fields)
         if sent.images == current.images { return change.isEmpty ? .unchanged : .edit(change) }
         if dialect.canChangeImages { return .replaceImages(change) }
         return allowRecreate ? .recreate(replacing: productID) : .imagesCannotChange(productID: productID)

@@ -78,8 +78,9 @@ struct ListProducts: AsyncParsableCommand {
             try printJSON(Listing(page: result.pageNumber, hasNext: result.hasNext, totalCount: result.totalCount, products: products))
             return
         }
+        let dialect = try address.resolvedDialect
         let rows = [["ID", "NAME", "PRICE", "STOCK", "IMAGES"]] + products.map { product in
-            [String(product.id), Terminal.display(product.name), ProductText.price(of: product), ProductText.stock(of: product),
+            [String(product.id), Terminal.display(product.name), ProductText.price(of: product, dialect: dialect), ProductText.stock(of: product),
              String(product.images.count)]
         }
         for line in TextTable.lines(rows) { Terminal.standardOutput.write(line + "\n") }

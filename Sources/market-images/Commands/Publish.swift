@@ -65,6 +65,7 @@ struct Publish: AsyncParsableCommand {
         var steps = try await run.plan(folders: folders)
         let table = PlanTable(server: server, dialect: try connection.resolvedDialect)
         if !connection.json { Terminal.standardOutput.write(table.render(steps)) }
+        for step in steps { for warning in step.warnings { Terminal.standardError.warning("\(Terminal.display(step.folder)): \(warning)") } }
         if !connection.dryRun {
             if steps.contains(where: { $0.action == .deleteOrphan }) && !confirmDeletion(steps) {
                 steps = steps.map { step in

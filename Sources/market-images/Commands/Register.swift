@@ -9,7 +9,7 @@ struct Register: AsyncParsableCommand {
         Photos (1–5; any format the camera made) are prepared first — upright, sRGB, no metadata, under \
         the server's byte limit — and cached, then sent in one multipart request. Every rule is checked \
         before anything is sent. A folder may hold a product.json with name, description, price, currency, \
-        stock and discounted_price; flags override it.
+        stock and sale_price (what a buyer pays); flags override it.
 
         Credentials come from --identifier/--secret (G2/G3) or --password (G1), or from \
         $OPENMARKET_IDENTIFIER, $OPENMARKET_SECRET, $OPENMARKET_PASSWORD. They never appear in output.
@@ -43,7 +43,11 @@ struct Register: AsyncParsableCommand {
             Terminal.standardError.error(error.message)
             throw ExitCode.failure
         }
-        try await connection.perform(request, summary: { "registered product \($0.id): \($0.name) (\($0.images.count) images)" }) { () throws(OpenMarketError) in
+        for warning in draft.warnings { Terminal.standardError.warning(warning) }
+        let dialect = client.requests.dialect
+        try await connection.perform(request, summary: {
+            "registered product \($0.id): \($0.name) at \(ProductText.price(of: $0, dialect: dialect)) (\(count($0.images.count, "image")))"
+        }) { () throws(OpenMarketError) in
             try await client.register(draft, images: images, credentials: credentials)
         }
     }

@@ -28,7 +28,7 @@ struct Show: AsyncParsableCommand {
         if address.json { return try printJSON(product) }
         var lines = [
             "product \(product.id): \(Terminal.display(product.name))",
-            "price: \(ProductText.price(of: product))",
+            "price: \(ProductText.price(of: product, dialect: try address.resolvedDialect))",
             "stock: \(ProductText.stock(of: product))",
         ]
         if let vendor = product.vendorID { lines.append("vendor id: \(vendor)") }

@@ -4,7 +4,7 @@ import MarketUploader
 import Publishing
 
 /// Product fields from flags, over a folder's `product.json` (keys: name, description, price,
-/// currency, stock, discounted_price).
+/// currency, stock, sale_price).
 struct ProductOptions: ParsableArguments {
     @Option(help: "Product name (G2/G3: 3–100 characters).")
     var name: String?
@@ -21,8 +21,9 @@ struct ProductOptions: ParsableArguments {
     @Option(help: "Units in stock; required for a new product (0 lists it as sold out).")
     var stock: Int?
 
-    @Option(help: "Discounted price, at most the price.")
-    var discountedPrice: Double?
+    @Option(help: ArgumentHelp("What a buyer pays, below the price for a sale (each server is sent what it means by its discounted_price).",
+                               valueName: "amount"))
+    var salePrice: Double?
 
     /// A draft for register: `product.json` in `folder` (if any) with flags taking precedence.
     func draft(folder: String?) throws -> ProductDraft {
@@ -51,6 +52,6 @@ struct ProductOptions: ParsableArguments {
     }
 
     var change: ProductChange {
-        ProductChange(name: name, description: description, price: price, currency: currency, stock: stock, discountedPrice: discountedPrice)
+        ProductChange(name: name, description: description, price: price, currency: currency, stock: stock, salePrice: salePrice)
     }
 }

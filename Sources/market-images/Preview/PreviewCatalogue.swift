@@ -80,7 +80,7 @@ final class PreviewCatalogue: @unchecked Sendable {
                 product.problems.append(errorText(error))
             }
         }
-        if let draft { product.problems += draft.problems(for: dialect ?? .openmarket) }
+        if let draft { product.problems += draft.problems(for: dialect ?? .openmarket) + draft.warnings }
         do {
             product.prepared = try photos.photoCache.prepare([folder], jobs: ProcessInfo.processInfo.activeProcessorCount)
         } catch {

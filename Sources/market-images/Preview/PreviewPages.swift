@@ -85,7 +85,7 @@ struct PreviewPages: Sendable {
         let soldOut = fields?.stock == 0
         guard let price = fields?.price else { return .init(price: "no price", sale: nil, stock: stock, soldOut: soldOut) }
         let currency = fields?.currency ?? .KRW
-        let sale = fields?.discountedPrice.flatMap { $0 > 0 && $0 < price ? currency.format($0) : nil }
+        let sale = SalePrice.effective(price: price, salePrice: fields?.salePrice).map(currency.format)
         return .init(price: currency.format(price), sale: sale, stock: stock, soldOut: soldOut)
     }
 

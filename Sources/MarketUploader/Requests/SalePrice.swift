@@ -1,0 +1,58 @@
+import Foundation
+
+/// What a buyer pays, and the one place where it becomes each server's `discounted_price` and back.
+/// Sellers, `product.json`, flags and every screen speak of the sale price; on market-training and
+/// openmarket `discounted_price` is the amount taken off (the server answers `bargain_price = price −
+/// discounted_price`), so sending the sale price there lists the product at the difference.
+public enum SalePrice {
+    /// A discount deeper than this share of the price is worth a second look before it is listed.
+    public static let warningShare = 0.5
+
+    /// The sale price when it is a discount at all: below the price (the apps strike the price through
+    /// only then). A sale price equal to the price means no sale.
+    public static func effective(price: Double, salePrice: Double?) -> Double? {
+        salePrice.flatMap { $0 < price ? $0 : nil }
+    }
+
+    /// "₩10,800 (was ₩12,000)", or "₩12,000" without a sale: how the command line shows a price.
+    public static func text(price: Double, salePrice: Double?, currency: Currency) -> String {
+        guard let sale = effective(price: price, salePrice: salePrice) else { return currency.format(price) }
+        return "\(currency.format(sale)) (was \(currency.format(price)))"
+    }
+
+    /// A warning when the sale takes more than `warningShare` off the price.
+    public static func warning(price: Double, salePrice: Double?, currency: Currency) -> String? {
+        guard let sale = effective(price: price, salePrice: salePrice), price > 0, (price - sale) / price > warningShare else { return nil }
+        let share = Int(((price - sale) / price * 100).rounded())
+        return "sale_price \(currency.format(sale)) is \(share)% off the price \(currency.format(price)): "
+            + "buyers will pay \(currency.format(sale)); check that is meant"
+    }
+}
+
+extension Dialect {
+    /// The `discounted_price` that makes a buyer pay `salePrice`. G2/G3: the amount off, so the price
+    /// must be known. G1: the 2021 clients read its `discounted_price` as the price after the discount
+    /// (unverified, and kept here so it can change). No sale is 0 everywhere.
+    func discountedPrice(price: Double?, salePrice: Double) -> Double? {
+        switch self {
+        case .items:
+            guard let price else { return salePrice }
+            return SalePrice.effective(price: price, salePrice: salePrice) ?? 0
+        case .marketTraining, .openmarket:
+            guard let price else { return nil }
+            return SalePrice.effective(price: price, salePrice: salePrice).map { price - $0 } ?? 0
+        }
+    }
+
+    /// What a buyer pays for `product` as this server answers it; nil without a sale.
+    public func salePrice(of product: ProductResponse) -> Double? {
+        guard let price = product.price else { return nil }
+        switch self {
+        case .items:
+            return SalePrice.effective(price: price, salePrice: product.discountedPrice)
+        case .marketTraining, .openmarket:
+            let bargain = product.bargainPrice ?? product.discountedPrice.map { price - $0 }
+            return SalePrice.effective(price: price, salePrice: bargain)
+        }
+    }
+}
