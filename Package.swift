@@ -79,7 +79,7 @@ let package = Package(
         // Release-mode stage timings of the decode paths, and their outputs for the quality check (Benchmarks/stages.sh).
         .executableTarget(name: "stage-timings", dependencies: ["ImagePipeline", "CVips", "CKernels"], path: "Benchmarks/StageTimings"),
         // Runs the built executable for the CLI tests; depending on it gets the executable built.
-        .target(name: "TestSupport", dependencies: ["market-images"], path: "Tests/TestSupport"),
+        .target(name: "TestSupport", dependencies: ["market-images", .product(name: "FlyingFox", package: "FlyingFox")], path: "Tests/TestSupport"),
         .testTarget(
             name: "ImagePipelineTests",
             dependencies: ["ImagePipeline", "MarketUploader", "TestSupport"]

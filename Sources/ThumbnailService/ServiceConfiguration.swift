@@ -17,6 +17,16 @@ public struct ServiceConfiguration: Sendable {
     public var downloadTimeout: Duration = .seconds(5)
     /// Downloaded sources held at once (see `RemoteSources`).
     public var maxDownloads = 8
+    /// Seconds a downloaded source answers for itself without asking its origin. A day: the
+    /// OpenMarket servers give every uploaded image a new URL (G2/G3 cannot change a product's
+    /// images), so the bytes behind a URL do not change; the limit only bounds how long a deleted
+    /// image keeps being rendered in sizes not yet cached, and costs one conditional GET a day.
+    public var sourceTTL = 86_400
+    /// Seconds past the TTL a copy is still served while its origin fails (errors and timeouts,
+    /// not 404), as `stale-if-error`.
+    public var sourceStaleIfError = 86_400
+    /// Largest size of the source cache (`<cache>/sources`) in bytes.
+    public var sourceCacheSize = 1 << 30
 
     // Security.
     /// The keys and salts of signed URLs, any of which signs (several while keys are rotated);
@@ -40,6 +50,8 @@ public struct ServiceConfiguration: Sendable {
     public var cacheSize = 1 << 30
     /// With a cache folder, bytes of recent outputs also kept in memory.
     public var memoryCache = 64 << 20
+    /// The time source's ages and cache recency are measured by (tests pass their own).
+    public var clock: @Sendable () -> Date = Date.init
 
     // HTTP.
     public var bind = ServiceAddress(host: "127.0.0.1", port: 8080)
@@ -93,6 +105,9 @@ public struct ServiceConfiguration: Sendable {
         check(downloadTimeout >= .seconds(1) && downloadTimeout <= .seconds(600), "download-timeout", "takes 1 to 600 seconds")
         check((1...1024).contains(maxDownloads), "max-downloads", "takes 1 to 1024")
         check(maxAge >= 0, "max-age", "must be 0 or more")
+        check(sourceTTL >= 0, "source-ttl", "must be 0 or more (0 revalidates every request)")
+        check(sourceStaleIfError >= 0, "source-stale-if-error", "must be 0 or more")
+        check(sourceCacheSize > 0, "source-cache-size", "must be positive")
         check(grace >= .zero, "grace", "must be 0 or more")
         check(idleTimeout >= .seconds(1) && idleTimeout <= .seconds(3600), "idle-timeout", "takes 1 to 3600 seconds")
         let files = Self.openFileLimit

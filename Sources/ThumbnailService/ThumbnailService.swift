@@ -28,7 +28,10 @@ public struct ThumbnailService: Sendable {
         connections = ConnectionLimit(maximum: configuration.connectionLimit)
         do {
             let disk = try configuration.cacheFolder.map { folder throws(ImagePipelineError) in
-                try DiskCache(folder: folder, sizeLimit: configuration.cacheSize)
+                try DiskCache(folder: folder, sizeLimit: configuration.cacheSize, clock: configuration.clock)
+            }
+            let sources = try configuration.cacheFolder.map { folder throws(ImagePipelineError) in
+                try SourceCache(folder: folder + "/sources", sizeLimit: configuration.sourceCacheSize, clock: configuration.clock)
             }
             let local = try configuration.root.map { root throws(ImagePipelineError) in try LocalSourceRoot(root) }
             handler = ImageRequestHandler(
@@ -38,7 +41,10 @@ public struct ThumbnailService: Sendable {
                 local: local,
                 remote: RemoteSources(prefixes: configuration.allowedSources.compactMap { SourceURL(prefix: $0) },
                                       allowInternal: configuration.allowPrivateSources, maxBytes: configuration.maxSourceBytes,
-                                      timeout: TimeAmount(configuration.downloadTimeout), maxDownloads: configuration.maxDownloads),
+                                      timeout: TimeAmount(configuration.downloadTimeout), maxDownloads: configuration.maxDownloads,
+                                      cache: sources, freshness: SourceFreshness(ttl: Double(configuration.sourceTTL),
+                                                                                 staleIfError: Double(configuration.sourceStaleIfError)),
+                                      clock: configuration.clock),
                 processor: ImageProcessor(limits: configuration.limits),
                 pool: ImageWorkPool(workers: configuration.workers, queueLimit: configuration.queue),
                 caches: OutputCaches(disk: disk, memory: disk != nil && configuration.memoryCache > 0 ? MemoryCache(sizeLimit: configuration.memoryCache) : nil,

@@ -57,6 +57,9 @@ actor OpenMarketTestServer {
     private var nextID = 100
     private var faults: [Fault] = []
     private var deletionTokens: [Int: String] = [:]
+    /// Where the uploaded images are served, as the real servers' image hosts serve them: on this
+    /// server's own port, under `/images/{product id}/`.
+    private var imageHost = ""
 
     init(dialect: Dialect) throws {
         self.dialect = dialect
@@ -73,6 +76,7 @@ actor OpenMarketTestServer {
         task = Task { try await server.run() }
         try await server.waitUntilListening()
         guard case .ip4(_, let port)? = await server.listeningAddress else { throw URLError(.cannotConnectToHost) }
+        imageHost = "http://127.0.0.1:\(port)/images"
         return URL(string: "http://127.0.0.1:\(port)")!
     }
 
@@ -133,6 +137,7 @@ actor OpenMarketTestServer {
 
     private func route(_ request: Received) throws -> FlyingFox.HTTPResponse {
         let path = request.path.split(separator: "/").map(String.init)
+        if request.method == "GET", path.count == 3, path[0] == "images" { return try image(path) }
         switch (dialect, request.method, path.count) {
         case (.items, "POST", 1) where path == ["item"]:
             return try registerItem(request)
@@ -220,12 +225,21 @@ actor OpenMarketTestServer {
             "id": product.id, "title": product.fields["title"] ?? "", "descriptions": product.fields["descriptions"] ?? "",
             "price": Double(product.fields["price"] ?? "") ?? 0, "currency": product.fields["currency"] ?? "",
             "stock": Int(product.fields["stock"] ?? "") ?? 0,
-            "images": product.images.indices.map { "https://images.test/\(product.id)/\($0).jpg" },
-            "thumbnails": product.images.indices.map { "https://images.test/\(product.id)/thumb-\($0).jpg" },
+            "images": product.images.indices.map { "\(imageHost)/\(product.id)/\($0).jpg" },
+            "thumbnails": product.images.indices.map { "\(imageHost)/\(product.id)/thumb-\($0).jpg" },
             "registration_date": product.created.timeIntervalSince1970,
         ]
         if let discounted = product.fields["discounted_price"] { object["discounted_price"] = Double(discounted) ?? 0 }
         return object
+    }
+
+    /// `/images/{id}/{n}.jpg` (and the server's `thumb-{n}.jpg`): the bytes uploaded as image n.
+    private func image(_ path: [String]) throws -> FlyingFox.HTTPResponse {
+        let number = path[2].split(separator: ".").first.map { $0.split(separator: "-").last.map(String.init) ?? "" } ?? ""
+        guard let product = products[try productID(path[1])], let index = Int(number) ?? (path[2].hasPrefix("thumb.") ? 0 : nil),
+              product.images.indices.contains(index) else { throw Failure(status: 404, message: "no such image") }
+        let image = product.images[index]
+        return FlyingFox.HTTPResponse(statusCode: .ok, headers: [.contentType: image.contentType, .eTag: "\"\(product.id)-\(index)\""], body: image.data)
     }
 
     // MARK: G2 / G3
@@ -304,13 +318,13 @@ actor OpenMarketTestServer {
         var object: [String: Any] = [
             "id": product.id, "vendor_id": 7, "name": product.fields["name"] ?? "",
             "description": product.fields["description"] ?? "",
-            "thumbnail": "https://images.test/\(product.id)/thumb.jpg", "currency": product.fields["currency"] ?? "",
+            "thumbnail": "\(imageHost)/\(product.id)/thumb.jpg", "currency": product.fields["currency"] ?? "",
             "price": Double(product.fields["price"] ?? "") ?? 0, "bargain_price": (Double(product.fields["price"] ?? "") ?? 0) - (Double(product.fields["discounted_price"] ?? "") ?? 0),
             "stock": Double(product.fields["stock"] ?? "") ?? 0, "created_at": ServerClock.text(product.created),
             "issued_at": "2022-01-18T00:00:00.00",
             "images": product.images.indices.map {
-                ["id": product.id * 10 + $0, "url": "https://images.test/\(product.id)/\($0).jpg",
-                 "thumbnail_url": "https://images.test/\(product.id)/thumb-\($0).jpg", "succeed": true,
+                ["id": product.id * 10 + $0, "url": "\(imageHost)/\(product.id)/\($0).jpg",
+                 "thumbnail_url": "\(imageHost)/\(product.id)/thumb-\($0).jpg", "succeed": true,
                  "issued_at": "2022-01-18T00:00:00.00"] as [String: Any]
             },
         ]

@@ -223,7 +223,7 @@ final class PublishSyncTests: CommandLineTestCase {
 
             let shown = try tool(["show", String(teaCup.id)], dialect: dialect)
             XCTAssertEqual(shown.status, 0, shown.stderr)
-            XCTAssertTrue(shown.stdout.contains("https://images.test/\(teaCup.id)/1.jpg"), shown.stdout)
+            XCTAssertTrue(shown.stdout.contains(baseURL.absoluteString + "/images/\(teaCup.id)/1.jpg"), shown.stdout)
             let missing = try tool(["show", "99999"], dialect: dialect)
             XCTAssertEqual(missing.status, 1)
             XCTAssertTrue(missing.stderr.contains("not found"), missing.stderr)

@@ -222,7 +222,7 @@ final class ServiceInProcessTests: FolderTestCase {
     }
 }
 
-private extension Data {
+extension Data {
     init(hex: String) {
         self.init(stride(from: 0, to: hex.count, by: 2).map { offset in
             let start = hex.index(hex.startIndex, offsetBy: offset)

@@ -90,14 +90,17 @@ public enum AtomicFile {
     }
 
     /// Removes temporaries left by killed runs in `folder` and its subfolders down to `depth` levels
-    /// (2: the folder and its product subfolders).
-    public static func removeLeftovers(in folder: String, depth: Int = 2) {
+    /// (2: the folder and its product subfolders). In a folder other processes write to, only those
+    /// older than `age` seconds: a younger one may be another process's write in progress.
+    public static func removeLeftovers(in folder: String, depth: Int = 2, olderThan age: Int = 0) {
         let manager = FileManager.default
         guard let enumerator = manager.enumerator(atPath: folder) else { return }
+        let cutoff = Int(Date().timeIntervalSince1970) - age
         for case let relative as String in enumerator {
             let name = (relative as NSString).lastPathComponent
-            if name.hasPrefix("."), name.contains(tempMarker) {
-                try? manager.removeItem(atPath: (folder as NSString).appendingPathComponent(relative))
+            let path = (folder as NSString).appendingPathComponent(relative)
+            if name.hasPrefix("."), name.contains(tempMarker), age == 0 || ((try? FileStatus.of(path).get())?.modifiedSeconds ?? 0) < cutoff {
+                try? manager.removeItem(atPath: path)
             }
             if enumerator.level >= depth { enumerator.skipDescendants() }
         }

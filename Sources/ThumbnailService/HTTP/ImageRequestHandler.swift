@@ -46,13 +46,13 @@ struct ImageRequestHandler: Sendable {
         } catch {
             throw ServiceFailure(error)
         }
-        // 4. The source: a file opened under the root, or a download (shared, held in a slot).
+        // 4. The source: a file opened under the root, or a remote source's record (fresh, revalidated
+        //    or downloaded: one origin request per source at a time, none while fresh).
         let source = try await resolve(parsed.source)
-        defer { withExtendedLifetime(source.held) {} }
         // 5. Format and output, settled before any work, so bad sizes are 400.
         let (format, negotiated): (OutputFormat, Bool)
         do {
-            (format, negotiated) = try processor.format(for: parsed.options, accept: request.headers[.accept], source: source.image)
+            (format, negotiated) = try processor.format(for: parsed.options, accept: request.headers[.accept], sourceHasAlpha: source.hasAlpha)
         } catch {
             throw ServiceFailure(error)
         }
@@ -71,48 +71,79 @@ struct ImageRequestHandler: Sendable {
         }
         metrics.cache("miss")
         // 8. One rendering per output however many ask, on the bounded pool.
-        let output = try await render(spec, source: source.image, etag: etag)
+        let output = try await render(spec, source: source, etag: etag)
         // 9. Kept for the next request, and sent.
         caches.store(output, etag: etag)
         return (image(output.data, format: output.format, headers: &headers, method: request.method), "miss")
     }
 
-    /// A source ready to process: the image, a fingerprint of its content, when it changed (local
-    /// files), and what holds a download's slot.
-    private struct Resolved {
-        var image: ImageSource
-        var fingerprint: String
-        var modified: Date?
-        var held: HeldSource?
+    /// A source known well enough for its ETag and format: a local file, or a remote source's record
+    /// (its bytes are read only to render).
+    private enum Resolved: Sendable {
+        case local(OpenFile, fingerprint: String, modified: Date)
+        case remote(RemoteSource)
+
+        var fingerprint: String {
+            switch self {
+            case .local(_, let fingerprint, _): fingerprint
+            case .remote(let source): source.record.sha256
+            }
+        }
+
+        var modified: Date? {
+            if case .local(_, _, let modified) = self { return modified }
+            return nil
+        }
+
+        /// Read from the file's header only when the format depends on it; a remote record knows.
+        func hasAlpha() throws(ImagePipelineError) -> Bool {
+            switch self {
+            case .local(let file, _, _): try ImageHeader.read(.opened(file)).hasAlpha
+            case .remote(let source): source.record.hasAlpha
+            }
+        }
     }
 
     private func resolve(_ name: String) async throws(ServiceFailure) -> Resolved {
         if remote.isRemote(name) {
-            let held = try await remote.fetch(name)
-            metrics.sourceBytes(held.data.count)
-            return Resolved(image: .data(held.data), fingerprint: held.digest, held: held)
+            let source = try await remote.lookup(name)
+            metrics.source(source.outcome.rawValue)
+            if source.outcome == .downloaded { metrics.sourceBytes(source.record.bytes) }
+            return .remote(source)
         }
         guard let file = local?.resolve(name) else {
             throw ServiceFailure(status: .notFound, error: "source-not-found", detail: "no such image under the served root")
         }
         // The byte limit bounds what one request may read into memory, local or downloaded.
         guard file.file.size <= remote.maxBytes else { throw remote.tooLarge }
-        return Resolved(image: .opened(file.file), fingerprint: file.fingerprint, modified: file.modified)
+        return .local(file.file, fingerprint: file.fingerprint, modified: file.modified)
     }
 
-    private func render(_ spec: RenderSpec, source: ImageSource, etag: String) async throws(ServiceFailure) -> EncodedImage {
+    private func render(_ spec: RenderSpec, source: Resolved, etag: String) async throws(ServiceFailure) -> EncodedImage {
         let (maxPixels, draft) = (processor.limits.maxPixels, processor.limits.draftDecode)
         do {
-            return try await flight.run(etag) { [pool, metrics] in
+            return try await flight.run(etag) { [pool, metrics, remote] in
                 let started = ContinuousClock.now
+                // A remote source's bytes are held (in a slot) only while its outputs are rendered.
+                let (image, held): (ImageSource, HeldSource?)
+                switch source {
+                case .local(let file, _, _): (image, held) = (.opened(file), nil)
+                case .remote(let source):
+                    let bytes = try await remote.bytes(of: source)
+                    (image, held) = (.data(bytes.data), bytes)
+                }
                 let output = try await pool.run { () throws(ImagePipelineError) in
-                    try ImageRenderer(spec: spec).render(source, maxPixels: maxPixels, draft: draft)
+                    try withExtendedLifetime(held) { () throws(ImagePipelineError) in
+                        try ImageRenderer(spec: spec).render(image, maxPixels: maxPixels, draft: draft)
+                    }
                 }
                 metrics.processed(ContinuousClock.now - started)
                 return output
             }
         } catch let error as ImagePipelineError {
             throw ServiceFailure(error)
+        } catch let failure as ServiceFailure {
+            throw failure
         } catch {
             throw ServiceFailure(status: .serviceUnavailable, error: "cancelled", detail: "the request went away")
         }

@@ -41,6 +41,12 @@ struct ServiceMetrics: Sendable {
         }
     }
 
+    /// How a remote source was had: `fresh` (the cached copy, no origin request), `downloaded`,
+    /// `revalidated` (the origin answered 304) or `stale` (the origin failed; the copy was served).
+    func source(_ outcome: String) {
+        registry.makeCounter(name: "market_images_sources_total", labels: [("outcome", outcome)]).increment()
+    }
+
     func sourceBytes(_ count: Int) { sourceBytes.increment(by: Int64(count)) }
 
     func bytesOut(_ count: Int) { bytesOut.increment(by: Int64(count)) }

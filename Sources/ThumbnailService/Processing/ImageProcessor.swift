@@ -42,12 +42,13 @@ public struct ImageProcessor: Sendable {
         return "\"" + Fingerprint.hex(identity) + "\""
     }
 
-    /// The format for a source: as `format(for:accept:sourceHasAlpha:)`, reading the source's header
-    /// (no pixels) only when its transparency decides.
-    public func format(for options: ProcessingOptions, accept: String?, source: ImageSource) throws(ImagePipelineError) -> (format: OutputFormat, negotiated: Bool) {
+    /// The format for a source: as `format(for:accept:sourceHasAlpha:)`, asking whether the source has
+    /// transparency (which may read its header) only when that decides.
+    public func format(for options: ProcessingOptions, accept: String?,
+                       sourceHasAlpha: () throws(ImagePipelineError) -> Bool) throws(ImagePipelineError) -> (format: OutputFormat, negotiated: Bool) {
         let direct = format(for: options, accept: accept, sourceHasAlpha: false)
         guard direct.negotiated, direct.format == .jpeg, options.maxBytes == nil else { return direct }
-        return format(for: options, accept: accept, sourceHasAlpha: try ImageHeader.read(source).hasAlpha)
+        return format(for: options, accept: accept, sourceHasAlpha: try sourceHasAlpha())
     }
 
     /// What the renderer makes for these options in `format`, within this processor's limits.

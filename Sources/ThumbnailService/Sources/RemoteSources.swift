@@ -9,46 +9,70 @@ import NIOCore
 /// connection pinned to the address that was checked, so a name that resolves elsewhere the second
 /// time (DNS rebinding) cannot reach an internal address. Redirects are followed by hand, at most
 /// three, each target checked the same way. The download stops as soon as it passes
-/// `--max-source-bytes`; the format is judged by the bytes later, never by `Content-Type`.
+/// `--max-source-bytes`; the format is judged by the bytes, never by `Content-Type`.
 ///
-/// Concurrent requests for one source share one download (whatever sizes they ask for), and at
-/// most `--max-downloads` sources are held at once, downloading or waiting to be rendered: more are
-/// answered 503 at once, so a cold burst holds at most that many times `--max-source-bytes`.
+/// With a cache folder, a source costs one download, then none: its record (digest, validators,
+/// transparency) answers for it within `--source-ttl`, so an output's ETag, a 304 and a cache hit
+/// need no origin at all; after that it is revalidated with a conditional GET, and while the origin
+/// fails, the copy is served for `--source-stale-if-error` more. Concurrent requests for one source
+/// share one download or revalidation (whatever sizes they ask for), and at most `--max-downloads`
+/// sources are held in memory at once: more are answered 503 at once.
 struct RemoteSources: Sendable {
     let prefixes: [SourceURL]
     let allowInternal: Bool
     let maxBytes: Int
     let timeout: TimeAmount
     let slots: SourceSlots
-    private let flights = SingleFlight<HeldSource>()
+    let cache: SourceCache?
+    let freshness: SourceFreshness
+    let clock: @Sendable () -> Date
+    private let flights = SingleFlight<RemoteSource>()
     static let redirectLimit = 3
 
-    init(prefixes: [SourceURL], allowInternal: Bool, maxBytes: Int, timeout: TimeAmount, maxDownloads: Int) {
+    init(prefixes: [SourceURL], allowInternal: Bool, maxBytes: Int, timeout: TimeAmount, maxDownloads: Int,
+         cache: SourceCache?, freshness: SourceFreshness, clock: @escaping @Sendable () -> Date) {
         (self.prefixes, self.allowInternal, self.maxBytes, self.timeout) = (prefixes, allowInternal, maxBytes, timeout)
         slots = SourceSlots(limit: maxDownloads)
+        (self.cache, self.freshness, self.clock) = (cache, freshness, clock)
     }
 
     func isRemote(_ source: String) -> Bool {
         source.hasPrefix("http://") || source.hasPrefix("https://")
     }
 
-    /// The source's bytes, held (see `HeldSource`) until the caller lets go, or the failure with the
-    /// status it deserves (404 not allowed or not found, 413 too large, 502 origin error, 503 too
-    /// many sources held, 504 origin timeout).
-    func fetch(_ source: String) async throws(ServiceFailure) -> HeldSource {
+    /// What is known about the source before any work: from a fresh record, from the origin's 304, or
+    /// from a download (whose bytes come along), or the failure with the status it deserves (404 not
+    /// allowed or not found, 413 too large, 415 not an image, 502 origin error, 503 too many sources
+    /// held, 504 origin timeout).
+    func lookup(_ source: String) async throws(ServiceFailure) -> RemoteSource {
         let url = try allowed(source)
+        if let record = cache?.record(for: url.text), freshness.isFresh(record, now: clock()) {
+            return RemoteSource(url: url, record: record, outcome: .fresh)
+        }
+        return try await refresh(url)
+    }
+
+    /// The source's bytes for rendering, held in a slot: those downloaded with the lookup, else the
+    /// cached copy, else (evicted since) a new download.
+    func bytes(of source: RemoteSource) async throws(ServiceFailure) -> HeldSource {
+        if let held = source.held { return held }
+        let held = try HeldSource(slots: slots)
+        if let data = cache?.bytes(of: source.record) {
+            held.data = data
+            return held
+        }
+        let fetched = try await refresh(source.url)
+        guard let bytes = fetched.held, fetched.record.sha256 == source.record.sha256 else { throw Self.changedMeanwhile }
+        return bytes
+    }
+
+    /// One download or revalidation per source at a time, however many requests need it.
+    private func refresh(_ url: SourceURL) async throws(ServiceFailure) -> RemoteSource {
         do {
-            return try await flights.run(url.text) { [self] () throws(ServiceFailure) -> HeldSource in
-                guard slots.acquire() else {
-                    var busy = ServiceFailure(status: .serviceUnavailable, error: "overloaded",
-                                              detail: "\(slots.limit) sources are being fetched or waiting; try again shortly")
-                    busy.retryAfter = 1
-                    throw busy
-                }
-                let held = HeldSource(slots: slots)
-                held.data = try await download(url)
-                held.digest = Fingerprint.hex(held.data)
-                return held
+            return try await flights.run(url.text) { [self] () throws(ServiceFailure) -> RemoteSource in
+                let cached = cache?.record(for: url.text)
+                if let cached, freshness.isFresh(cached, now: clock()) { return RemoteSource(url: url, record: cached, outcome: .fresh) }
+                return try await fetch(url, cached: cached)
             }
         } catch let failure as ServiceFailure {
             throw failure
@@ -57,12 +81,54 @@ struct RemoteSources: Sendable {
         }
     }
 
+    /// A conditional GET when there is a copy, else a plain one. A 304 keeps the copy (made fresh);
+    /// a 404 forgets it; an origin error or timeout serves it while it is within stale-if-error.
+    private func fetch(_ url: SourceURL, cached: SourceCache.Record?) async throws(ServiceFailure) -> RemoteSource {
+        let held = try HeldSource(slots: slots)
+        switch await download(url, validators: cached) {
+        case .success(let data, let etag, let lastModified):
+            let record: SourceCache.Record
+            do {
+                record = try SourceCache.record(url: url.text, bytes: data, etag: etag, lastModified: lastModified, now: clock())
+            } catch {
+                throw ServiceFailure(error)
+            }
+            cache?.store(record, bytes: data)
+            held.data = data
+            return RemoteSource(url: url, record: record, held: held, outcome: .downloaded)
+        case .notModified:
+            guard var record = cached, let data = cache?.bytes(of: record) else { throw Self.changedMeanwhile }
+            record.validated = clock().timeIntervalSince1970
+            cache?.store(record, bytes: data)
+            held.data = data
+            return RemoteSource(url: url, record: record, held: held, outcome: .revalidated)
+        case .failure(let failure):
+            if failure.status == .notFound { cache?.remove(url.text) }
+            let transient = [.badGateway, .gatewayTimeout].contains(failure.status)
+            if transient, let cached, freshness.isUsableOnError(cached, now: clock()) {
+                return RemoteSource(url: url, record: cached, outcome: .stale)
+            }
+            throw failure
+        case .redirect:
+            throw Self.tooManyRedirects
+        }
+    }
+
+    /// A copy that vanished between two steps (evicted, or replaced by another instance): the
+    /// client may simply ask again.
+    private static let changedMeanwhile: ServiceFailure = {
+        var failure = ServiceFailure(status: .serviceUnavailable, error: "source-changed", detail: "the source changed while it was read; try again")
+        failure.retryAfter = 1
+        return failure
+    }()
+
     /// Follows redirects by hand, each target checked as the source was; each hop's host resolved
     /// once, here, and the connection pinned to the address checked.
-    private func download(_ source: SourceURL) async throws(ServiceFailure) -> Data {
+    private func download(_ source: SourceURL, validators: SourceCache.Record?) async -> Outcome {
         var url = source
         for _ in 0...Self.redirectLimit {
-            let address = try address(of: url)
+            let address: String
+            do { address = try self.address(of: url) } catch { return .failure(error) }
             let host = url.host
             var configuration = HTTPClient.Configuration(redirectConfiguration: .disallow)
             configuration.dnsOverride = [host: address]
@@ -71,19 +137,19 @@ struct RemoteSources: Sendable {
             // connection until the timeout only held the request (and its worker) for nothing.
             configuration.connectionPool.retryConnectionEstablishment = false
             let client = HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
-            let result = await download(url.text, with: client)
+            let result = await download(url.text, validators: validators, with: client)
             try? await client.shutdown()
-            switch result {
-            case .success(let data): return data
-            case .failure(let failure): throw failure
-            case .redirect(let target): url = try allowed(target)
-            }
+            guard case .redirect(let target) = result else { return result }
+            do { url = try allowed(target) } catch { return .failure(error) }
         }
-        throw ServiceFailure(status: .badGateway, error: "origin-error", detail: "more than \(Self.redirectLimit) redirects")
+        return .failure(Self.tooManyRedirects)
     }
 
+    private static let tooManyRedirects = ServiceFailure(status: .badGateway, error: "origin-error", detail: "more than \(redirectLimit) redirects")
+
     private enum Outcome {
-        case success(Data)
+        case success(Data, etag: String?, lastModified: String?)
+        case notModified
         case failure(ServiceFailure)
         case redirect(String)
     }
@@ -108,9 +174,12 @@ struct RemoteSources: Sendable {
     private static let refused = ServiceFailure(status: .notFound, error: "source-not-allowed",
                                                 detail: "the source is not under an allowed prefix or address")
 
-    private func download(_ location: String, with client: HTTPClient) async -> Outcome {
+    private func download(_ location: String, validators: SourceCache.Record?, with client: HTTPClient) async -> Outcome {
+        var request = HTTPClientRequest(url: location)
+        if let etag = validators?.etag { request.headers.add(name: "If-None-Match", value: etag) }
+        if let lastModified = validators?.lastModified { request.headers.add(name: "If-Modified-Since", value: lastModified) }
         do {
-            let response = try await client.execute(HTTPClientRequest(url: location), timeout: timeout)
+            let response = try await client.execute(request, timeout: timeout)
             switch response.status.code {
             case 200:
                 if let length = response.headers.first(name: "content-length").flatMap(Int.init), length > maxBytes {
@@ -122,7 +191,9 @@ struct RemoteSources: Sendable {
                     // Stop reading at once: the client is shut down, which drops the connection.
                     if data.count > maxBytes { return .failure(tooLarge) }
                 }
-                return .success(data)
+                return .success(data, etag: response.headers.first(name: "etag"), lastModified: response.headers.first(name: "last-modified"))
+            case 304 where validators != nil:
+                return .notModified
             case 301, 302, 303, 307, 308:
                 guard let target = response.headers.first(name: "location"),
                       let resolved = URL(string: target, relativeTo: URL(string: location))?.absoluteString else {
@@ -164,16 +235,49 @@ final class SourceSlots: Sendable {
     func release() { held.withLock { $0 -= 1 } }
 }
 
-/// A downloaded source and its slot: the slot is given back when the last request using the bytes
-/// lets go of this, so the count is of bytes really held, however many requests share them.
+/// A source's bytes in memory and their slot: the slot is given back when the last request using
+/// the bytes lets go of this, so the count is of bytes really held, however many requests share them.
 final class HeldSource: @unchecked Sendable {
     private let slots: SourceSlots
-    /// Set once, by the download that owns this, before anyone else sees it: the bytes and their
-    /// digest (the source's fingerprint in output ETags, computed once however many share it).
+    /// Set once, by whoever took the slot, before anyone else sees it.
     fileprivate(set) var data = Data()
-    fileprivate(set) var digest = ""
 
-    init(slots: SourceSlots) { self.slots = slots }
+    /// Takes a slot, or answers 503 when every slot is held.
+    init(slots: SourceSlots) throws(ServiceFailure) {
+        guard slots.acquire() else {
+            var busy = ServiceFailure(status: .serviceUnavailable, error: "overloaded",
+                                      detail: "\(slots.limit) sources are being fetched or waiting; try again shortly")
+            busy.retryAfter = 1
+            throw busy
+        }
+        self.slots = slots
+    }
 
     deinit { slots.release() }
+}
+
+/// A remote source as a request sees it: its record, the bytes when they came with the lookup, and
+/// how the lookup went (for metrics).
+struct RemoteSource: Sendable {
+    enum Outcome: String, Sendable { case fresh, downloaded, revalidated, stale }
+
+    var url: SourceURL
+    var record: SourceCache.Record
+    var held: HeldSource?
+    var outcome: Outcome
+}
+
+/// How long a source's copy answers for it without the origin (`--source-ttl`), and how much longer
+/// it is served while the origin fails (`--source-stale-if-error`, as RFC 5861's `stale-if-error`).
+struct SourceFreshness: Sendable {
+    var ttl: Double
+    var staleIfError: Double
+
+    func isFresh(_ record: SourceCache.Record, now: Date) -> Bool {
+        now.timeIntervalSince1970 - record.validated < ttl
+    }
+
+    func isUsableOnError(_ record: SourceCache.Record, now: Date) -> Bool {
+        now.timeIntervalSince1970 - record.validated < ttl + staleIfError
+    }
 }

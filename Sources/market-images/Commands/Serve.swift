@@ -47,6 +47,15 @@ struct Serve: AsyncParsableCommand {
     @Option(help: "http(s) sources held at once, downloading or waiting for a worker (one per source however many sizes are asked); more are answered 503.")
     var maxDownloads = 8
 
+    @Option(help: ArgumentHelp("With --cache, seconds a downloaded source is used without asking its origin (0: revalidate on every request).", valueName: "seconds"))
+    var sourceTTL = ServiceConfiguration().sourceTTL
+
+    @Option(help: ArgumentHelp("Seconds past --source-ttl a source's copy is still served while its origin fails.", valueName: "seconds"))
+    var sourceStaleIfError = ServiceConfiguration().sourceStaleIfError
+
+    @Option(help: "Largest size of the source cache (CACHE/sources) in bytes.")
+    var sourceCacheSize = ServiceConfiguration().sourceCacheSize
+
     @Option(help: "Address and port to listen on (port 0: any free port, printed at start).")
     var bind = "127.0.0.1:8080"
 
@@ -122,6 +131,9 @@ struct Serve: AsyncParsableCommand {
         configuration.maxSourceBytes = maxSourceBytes
         configuration.downloadTimeout = .seconds(downloadTimeout)
         configuration.maxDownloads = maxDownloads
+        configuration.sourceTTL = sourceTTL
+        configuration.sourceStaleIfError = sourceStaleIfError
+        configuration.sourceCacheSize = sourceCacheSize
         configuration.keys = try key.load().map { SigningKey(key: $0.key, salt: $0.salt) }
         configuration.signatureSize = signatureSize
         configuration.onlyPresets = onlyPresets

@@ -1,0 +1,73 @@
+import Foundation
+import ImagePipeline
+
+/// Downloaded sources on disk (`<cache>/sources`), by normalised URL: the bytes and what the origin
+/// said about them. Each file is one JSON line (the record) and the bytes, so a request whose output
+/// is cached reads only the record, never the source. Checked on read (a damaged file is removed and
+/// is a miss), evicted least recently used, and shared by every instance using the cache folder.
+final class SourceCache: Sendable {
+    /// What is known about a source without its bytes: enough for an output's ETag and format.
+    struct Record: Codable, Sendable, Equatable {
+        var version = 1
+        var url: String
+        /// The origin's validators, sent back when revalidating.
+        var etag: String?
+        var lastModified: String?
+        /// When the origin last confirmed these bytes (sent them, or answered 304), seconds since 1970.
+        var validated: Double
+        var bytes: Int
+        /// The bytes' digest: the source's fingerprint in output ETags.
+        var sha256: String
+        /// Whether the image has transparency, from its header, for negotiating PNG against JPEG.
+        var hasAlpha: Bool
+    }
+
+    private let files: CacheFolder
+    /// Longest record line read; URLs and validators are far shorter.
+    private static let recordLimit = 16_384
+
+    init(folder: String, sizeLimit: Int, clock: @escaping @Sendable () -> Date) throws(ImagePipelineError) {
+        // A read-only cache folder is reported once, by the output cache; sources then cost downloads.
+        try? AtomicFile.makeFolders(folder)
+        files = try CacheFolder(folder, sizeLimit: sizeLimit, setting: "source-cache-size", clock: clock)
+    }
+
+    var evictions: Int { files.evictions }
+
+    /// The record for `url`, read from the start of its file only.
+    func record(for url: String) -> Record? {
+        guard let head = files.readPrefix(url, limit: Self.recordLimit), let newline = head.firstIndex(of: UInt8(ascii: "\n")),
+              let record = try? JSONDecoder().decode(Record.self, from: head[..<newline]), record.version == 1, record.url == url else { return nil }
+        return record
+    }
+
+    /// The bytes `record` describes, or nil when the file is gone, damaged or since replaced (it is
+    /// then removed, unless replaced). Makes the file recent.
+    func bytes(of record: Record) -> Data? {
+        guard let contents = files.read(record.url), let newline = contents.firstIndex(of: UInt8(ascii: "\n")),
+              let stored = try? JSONDecoder().decode(Record.self, from: contents[..<newline]), stored.url == record.url else { return nil }
+        let body = Data(contents[(newline + 1)...])
+        guard body.count == stored.bytes, CacheFolder.digest(body) == stored.sha256 else {
+            files.remove(record.url)
+            return nil
+        }
+        return stored.sha256 == record.sha256 ? body : nil
+    }
+
+    /// Keeps `bytes` as described by `record`. A cache that cannot be written only costs downloads.
+    func store(_ record: Record, bytes: Data) {
+        guard var contents = try? JSONEncoder().encode(record) else { return }
+        contents.append(UInt8(ascii: "\n"))
+        contents.append(bytes)
+        try? files.write(contents, key: record.url)
+    }
+
+    func remove(_ url: String) { files.remove(url) }
+
+    /// A record for bytes just downloaded: digest and transparency read from them once.
+    static func record(url: String, bytes: Data, etag: String?, lastModified: String?, now: Date) throws(ImagePipelineError) -> Record {
+        let header = try ImageHeader.read(.data(bytes))
+        return Record(url: url, etag: etag, lastModified: lastModified, validated: now.timeIntervalSince1970, bytes: bytes.count,
+                      sha256: CacheFolder.digest(bytes), hasAlpha: header.hasAlpha)
+    }
+}
