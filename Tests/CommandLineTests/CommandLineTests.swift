@@ -125,6 +125,26 @@ final class CommandLineTests: XCTestCase {
         }
     }
 
+    /// `url --root`: a local photo's URL carries `cb` from its bytes, so replacing the photo (same
+    /// name) changes the URL an app's image cache keys on; an unreadable one is named.
+    func testURLGivesALocalPhotoACacheBusterFromItsBytes() throws {
+        let root = try temporaryFolder(self)
+        try FileManager.default.createDirectory(atPath: root + "/sku 1", withIntermediateDirectories: true)
+        try FileManager.default.copyItem(atPath: Fixture.path("photos/jolla.jpg"), toPath: root + "/sku 1/IMG_1.jpg")
+        let arguments = ["url", "local:///sku 1/IMG_1.jpg", "pr:list", "--root", root]
+        let first = try CommandLineTool.run(arguments)
+        XCTAssertEqual(first.status, 0, first.stderr)
+        let cb = "cb:" + ThumbnailURLSigner.cacheBuster(for: try Data(contentsOf: URL(fileURLWithPath: root + "/sku 1/IMG_1.jpg")))
+        XCTAssertEqual(first.stdout, "/insecure" + ThumbnailURLSigner.path(options: ["pr:list", cb], source: "local:///sku 1/IMG_1.jpg") + "\n")
+        try FileManager.default.removeItem(atPath: root + "/sku 1/IMG_1.jpg")
+        try FileManager.default.copyItem(atPath: Fixture.path("photos/DSCN0010.jpg"), toPath: root + "/sku 1/IMG_1.jpg")
+        let replaced = try CommandLineTool.run(arguments)
+        XCTAssertNotEqual(replaced.stdout, first.stdout, "a replaced photo gets a new URL")
+        let missing = try CommandLineTool.run(["url", "local:///gone.jpg", "pr:list", "--root", root])
+        XCTAssertEqual(missing.status, 1)
+        XCTAssertTrue(missing.stderr.contains("gone.jpg: cannot be read for its cb"), missing.stderr)
+    }
+
     func testThumbsDryRunWritesNothingAndBadVariantIsAUsageError() throws {
         let folder = try temporaryFolder(self) + "/thumbs"
         let dryRun = try runTool(["thumbs", Fixture.path("orientation/Landscape_1.jpg"), "--out", folder, "--dry-run", "--prune"])

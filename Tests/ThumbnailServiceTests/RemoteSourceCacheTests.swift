@@ -155,6 +155,20 @@ final class RemoteSourceCacheTests: FolderTestCase, @unchecked Sendable {
         XCTAssertEqual(origin.requests.count, 1)
     }
 
+    /// A cache folder that cannot be written (read-only, full): every request is still answered, at
+    /// the price of a download each.
+    func testAnUnwritableCacheStillServesAtTheCostOfDownloads() async throws {
+        var configuration = configuration()
+        configuration.cacheFolder = try mountedFolder(size: "1m", readOnly: true)
+        try await withService(configuration) { _, client in
+            for preset in ["list", "list", "grid"] {
+                let status = try await client.execute(uri: self.path(["pr:\(preset)"]), method: .get) { $0.status }
+                XCTAssertEqual(status, .ok)
+            }
+        }
+        XCTAssertEqual(origin.downloads, 3)
+    }
+
     /// A damaged copy is never rendered: it is removed and the source downloaded again.
     func testADamagedCopyIsDownloadedAgain() async throws {
         try await withService { _, client in

@@ -34,6 +34,12 @@ public struct ThumbnailURLSigner: Sendable {
         Self.base64URL(Array(HMAC<SHA256>.authenticationCode(for: salt + Data(path.utf8), using: key)))
     }
 
+    /// A `cb` (cache buster) value from a photo's bytes: a replaced photo gets a new URL, so image
+    /// caches that key on the URL and ignore `Cache-Control` (the apps' own) load it again.
+    public static func cacheBuster(for data: Data) -> String {
+        SHA256.hash(data: data).prefix(6).map { String(format: "%02x", $0) }.joined()
+    }
+
     /// `/{signature}{path}`, the path made by `path(options:source:format:encoding:)`.
     public func signedPath(options: [String], source: String, format: String? = nil, encoding: SourceEncoding = .base64) -> String {
         let path = Self.path(options: options, source: source, format: format, encoding: encoding)

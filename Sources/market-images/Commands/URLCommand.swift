@@ -19,6 +19,7 @@ struct URLCommand: ParsableCommand {
           market-images url local:///sku-123/IMG_0001.jpg rs:fit:512:512 q:80 \\
               --format webp --base https://img.example.com
           market-images url - pr:list dpr:3 < image-urls.txt
+          market-images url local:///sku-123/IMG_0001.jpg pr:list --root photos/
         """
     )
 
@@ -36,6 +37,10 @@ struct URLCommand: ParsableCommand {
 
     @Flag(help: "Put the source in the URL as plain text instead of base64url.")
     var plain = false
+
+    @Option(help: ArgumentHelp("The service's --root: each local:/// source gets cb:<digest of the file>, so a replaced photo gets a new URL.",
+                               valueName: "folder"))
+    var root: String?
 
     @OptionGroup var key: ServiceKeyOptions
 
@@ -65,6 +70,17 @@ struct URLCommand: ParsableCommand {
                 Terminal.standardError.error("line \(number + 1): \(Terminal.display(source)): \(error.description)")
                 failed += 1
                 continue
+            }
+            var options = self.options
+            if let root, source.hasPrefix("local:///") {
+                let relative = String(source.dropFirst("local:///".count))
+                let file = (root as NSString).appendingPathComponent(relative.removingPercentEncoding ?? relative)
+                guard let data = FileManager.default.contents(atPath: file) else {
+                    Terminal.standardError.error("line \(number + 1): \(Terminal.display(file)): cannot be read for its cb; check --root")
+                    failed += 1
+                    continue
+                }
+                options.append("cb:" + ThumbnailURLSigner.cacheBuster(for: data))
             }
             let path = signer?.signedPath(options: options, source: source, format: format, encoding: encoding)
                 ?? "/insecure" + ThumbnailURLSigner.path(options: options, source: source, format: format, encoding: encoding)
