@@ -28,9 +28,12 @@ public struct PhotoCache: Sendable {
         var job = FolderJob(inputs: inputs, outputFolder: folder(for: inputs), prepare: prepareOptions)
         job.jobs = jobs
         job.photosPerProductLimit = ImageRules().countRange.upperBound
+        // A product folder's photos are the ones directly in it: what `prepare` of the products
+        // folder reads, what preview shows and what is uploaded are the same set.
+        job.inputsAreProducts = true
         let report = try FolderProcessor(job: job).run(onEvent: onEvent)
         let byOutput = Dictionary((report.written + report.upToDate).map { ($0.source, $0) }, uniquingKeysWith: { $1 })
-        return PreparedPhotos(report: report, outputs: ProductScanner().scan(inputs).photos.compactMap { byOutput[$0.path] })
+        return PreparedPhotos(report: report, outputs: ProductScanner(inputsAreProducts: true).scan(inputs).photos.compactMap { byOutput[$0.path] })
     }
 
     /// The prepared photos of `inputs` as upload parts, in order; any photo that failed stops it.

@@ -50,6 +50,15 @@ public struct PublishLedger: Codable {
             .sorted { $0.folder < $1.folder }
     }
 
+    /// Forgets the listing `productID` on `server` (deleted): the folders it was recorded for, which
+    /// the next publish registers again.
+    public mutating func forget(productID: Int, on server: URL) -> [String] {
+        let prefix = Self.identity(of: server) + "|"
+        let keys = entries.filter { $0.key.hasPrefix(prefix) && $0.value.productID == productID }.map(\.key)
+        for key in keys { entries[key] = nil }
+        return keys.map { String($0.dropFirst(prefix.count)) }.sorted()
+    }
+
     /// Every product id recorded for `server`, replaced ones included: none of them can be the
     /// listing an unanswered register created.
     public func knownIDs(on server: URL) -> Set<Int> {

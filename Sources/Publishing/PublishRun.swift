@@ -14,6 +14,8 @@ public struct PublishRun {
     public var allowRecreate = false
     public var resendPending = false
     public var deleteOrphans = false
+    /// List photos that break the shape rules (`PhotoShape`: too small, beyond 3:1) instead of blocking.
+    public var allowOddShapes = false
     /// Plan only: nothing is sent, not even a lookup, and the ledger is not written.
     public var dryRun = false
     /// How an error is worded in a step: the caller's words (the command line names its flags).
@@ -51,10 +53,20 @@ public struct PublishRun {
     private mutating func plan(folder: String) async throws -> [PublishStep] {
         let name = (folder as NSString).lastPathComponent
         let key = PublishLedger.key(server: server, folder: folder)
-        let snapshot: ListingSnapshot, images: [UploadImage]
+        let snapshot: ListingSnapshot, images: [UploadImage], photoWarnings: [String]
         do {
             let draft = try ProductFile.draft(folder: folder, overrides: ProductChange())
-            images = try photos.uploads([folder])
+            let prepared = try photos.prepare([folder])
+            let shapes = prepared.outputs.flatMap { output in
+                PhotoShape.problems(width: output.width, height: output.height, minEdge: photos.prepareOptions.shrinkFloor)
+                    .map { "\((output.source as NSString).lastPathComponent): \($0)" }
+            }
+            if !shapes.isEmpty && !allowOddShapes {
+                return [PublishStep(folder: name, action: .blocked, productID: ledger.entries[key]?.productID,
+                                    detail: shapes.joined(separator: "; ") + " (--allow-small lists it anyway)")]
+            }
+            photoWarnings = prepared.report.warnings.map { Self.relative($0, to: folder) } + shapes
+            images = try prepared.uploads()
             try client.requests.checkRegister(draft, images: images)
             snapshot = ListingSnapshot(fields: draft, uploads: images)
         } catch {
@@ -73,8 +85,37 @@ public struct PublishRun {
                 return [step]
             }
         }
-        return steps + PublishPlanner.steps(folder: name, entry: ledger.entries[key], snapshot: snapshot, images: images,
-                                            dialect: dialect, allowRecreate: allowRecreate)
+        var gone: Int?
+        if let entry = ledger.entries[key], let id = entry.productID, await isGone(entry) {
+            // Forgotten here; the register that follows records the new listing.
+            (gone, ledger.entries[key]) = (id, nil)
+        }
+        steps += PublishPlanner.steps(folder: name, entry: ledger.entries[key], snapshot: snapshot, images: images,
+                                      dialect: dialect, allowRecreate: allowRecreate)
+        if let gone { steps[steps.count - 1].detail = "product \(gone) is gone from the server: register again, " + steps[steps.count - 1].detail }
+        steps[steps.count - 1].warnings = photoWarnings + steps[steps.count - 1].warnings
+        return steps
+    }
+
+    /// Whether a recorded listing no longer exists: the server answers 404 for it. Not asked in a dry
+    /// run, nor within a minute of the record (the servers answer 404 for a moment after a register,
+    /// while its images land), nor for a pending one (looked up by `adopt`).
+    private func isGone(_ entry: PublishLedger.Entry) async -> Bool {
+        guard !dryRun, entry.state == .registered, let id = entry.productID, Date().timeIntervalSince(entry.at) > 60 else { return false }
+        do {
+            _ = try await client.product(id: id)
+            return false
+        } catch {
+            if case .notFound = error { return true }
+            return false
+        }
+    }
+
+    /// A warning about a file of `folder` as the folder's own (`IMG_3.jp2: …`, not its full path):
+    /// the step already names the folder.
+    private static func relative(_ warning: String, to folder: String) -> String {
+        for prefix in [folder + "/", folder + ": "] where warning.hasPrefix(prefix) { return String(warning.dropFirst(prefix.count)) }
+        return warning
     }
 
     /// What looking up an unanswered register found.

@@ -14,6 +14,8 @@ public struct FolderJob: Sendable {
     public var force = false
     /// Products with more photos than this are processed, with a warning (the server's limit).
     public var photosPerProductLimit: Int?
+    /// Each folder input is one product, its subfolders not read (see `ProductScanner`).
+    public var inputsAreProducts = false
     /// Remove thumbnails whose source is gone or that current settings no longer make.
     public var prune = false
     /// Report what would be made and pruned; write nothing.

@@ -20,9 +20,10 @@ public struct FolderProcessor: Sendable {
         try VipsRuntime.ensureStarted()
         let started = Date()
         let folder = URL(fileURLWithPath: job.outputFolder).standardizedFileURL.path
-        let scan = ProductScanner().scan(job.inputs, excluding: folder)
+        let scan = ProductScanner(inputsAreProducts: job.inputsAreProducts).scan(job.inputs, excluding: folder)
         var report = FolderReport(outputFolder: folder)
         report.warnings = scan.warnings
+        report.skipped = scan.skipped
         if let limit = job.photosPerProductLimit {
             report.warnings += scan.products.filter { $0.photos.count > limit }.map {
                 "\($0.name.isEmpty ? "(loose photos)" : $0.name): \($0.photos.count) photos; the server takes at most \(limit) per product"

@@ -20,6 +20,8 @@ public struct FolderReport: Sendable, Codable {
     /// Without `prune`: files of photos or settings no longer current, left in place.
     public var orphans: [String] = []
     public var warnings: [String] = []
+    /// Files that look like photos but are not read (each also a warning).
+    public var skipped: [String] = []
     public var elapsedSeconds = 0.0
     /// The process's peak memory, filled in by callers that can measure it (the CLI).
     public var peakMemoryBytes: Int?
@@ -33,6 +35,6 @@ public struct FolderReport: Sendable, Codable {
 
     enum CodingKeys: String, CodingKey {
         case outputFolder, thumbnailFolder, written, upToDate, thumbnailsWritten, thumbnailsUpToDate, failed, wouldProcess, pruned, orphans
-        case warnings, elapsedSeconds, peakMemoryBytes, stopped, notProcessed
+        case warnings, skipped, elapsedSeconds, peakMemoryBytes, stopped, notProcessed
     }
 }

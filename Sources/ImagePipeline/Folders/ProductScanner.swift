@@ -16,6 +16,9 @@ public struct ProductScanner: Sendable {
         /// Inputs that could not be read at all, by the path the user gave.
         public var unreadable: [(input: String, error: ImagePipelineError)]
         public var warnings: [String]
+        /// Files that look like photos (by extension or by their first bytes) but are not read, each
+        /// named once in `warnings` with the reason.
+        public var skipped: [String] = []
 
         public var photos: [SourcePhoto] { products.flatMap(\.photos) }
 
@@ -27,7 +30,13 @@ public struct ProductScanner: Sendable {
         }
     }
 
-    public init() {}
+    /// Whether a folder given as input is one product (`register`, `publish` and `preview` prepare one
+    /// product folder at a time): its subfolders are then not read, as they are not two levels down.
+    public var inputsAreProducts = false
+
+    public init(inputsAreProducts: Bool = false) {
+        self.inputsAreProducts = inputsAreProducts
+    }
 
     /// Scans `inputs`. Anything given twice (the same folder, a file, a file inside a folder also
     /// given) is used once, and the output folder is never read as input, wherever it lies.
@@ -83,19 +92,36 @@ public struct ProductScanner: Sendable {
             }
             var found = !listing.photos.isEmpty
             addProduct(name: (path as NSString).lastPathComponent, folder: path, files: listing.photos, input: input)
+            skip(listing.unsupported, shownIn: input)
             // A folder of thumbnails (it has a thumbs.json) is this tool's output, not a product.
-            for folder in listing.folders where !isExcluded(folder) && !Self.holdsThumbnails(folder) {
-                guard let sub = Self.listing(folder) else { continue }
-                found = found || !sub.photos.isEmpty
-                addProduct(name: (folder as NSString).lastPathComponent, folder: folder, files: sub.photos, input: input)
-                let nested = sub.folders.filter { !(Self.listing($0)?.photos.isEmpty ?? true) }
-                if !nested.isEmpty {
-                    let names = nested.map { ($0 as NSString).lastPathComponent }.joined(separator: ", ")
+            let products = listing.folders.filter { !isExcluded($0) && !Self.holdsThumbnails($0) }
+            if inputsAreProducts {
+                warnAboutSubfolders(products, of: input)
+            } else {
+                for folder in products {
+                    guard let sub = Self.listing(folder) else { continue }
+                    found = found || !sub.photos.isEmpty
+                    addProduct(name: (folder as NSString).lastPathComponent, folder: folder, files: sub.photos, input: input)
                     let shown = (input as NSString).appendingPathComponent((folder as NSString).lastPathComponent)
-                    scan.warnings.append("\(shown): photos in its subfolders (\(names)) are not read; a product is one folder of photos")
+                    skip(sub.unsupported, shownIn: shown)
+                    warnAboutSubfolders(sub.folders, of: shown)
                 }
             }
             if !found { scan.warnings.append("\(input): no photos found") }
+        }
+        /// One rule for every command: a product is the photos directly in one folder.
+        func warnAboutSubfolders(_ folders: [String], of shown: String) {
+            let nested = folders.filter { !(Self.listing($0)?.photos.isEmpty ?? true) }
+            guard !nested.isEmpty else { return }
+            let names = nested.map { ($0 as NSString).lastPathComponent }.joined(separator: ", ")
+            scan.warnings.append("\(shown): photos in its subfolders (\(names)) are not read; a product is one folder of photos")
+        }
+        func skip(_ files: [(path: String, kind: String)], shownIn shown: String) {
+            for file in files {
+                scan.skipped.append(file.path)
+                scan.warnings.append("\((shown as NSString).appendingPathComponent((file.path as NSString).lastPathComponent)): "
+                    + "\(file.kind) is not read (JPEG, PNG, HEIC/HEIF, WebP, AVIF, TIFF or GIF are); convert it, or move it out of the folder")
+            }
         }
         if !loose.isEmpty {
             scan.products.insert(ProductPhotos(name: "", folder: nil, photos: Self.photos(loose, product: "")), at: 0)
@@ -112,10 +138,11 @@ public struct ProductScanner: Sendable {
         return url.standardizedFileURL.path
     }
 
-    /// Visible photo files and subfolders directly inside `folder`, in natural order.
-    private static func listing(_ folder: String) -> (photos: [String], folders: [String])? {
+    /// Visible photo files, files that look like photos this tool does not read (with what they
+    /// are), and subfolders, directly inside `folder`, in natural order.
+    private static func listing(_ folder: String) -> (photos: [String], unsupported: [(path: String, kind: String)], folders: [String])? {
         guard let names = try? FileManager.default.contentsOfDirectory(atPath: folder) else { return nil }
-        var photos: [String] = [], folders: [String] = []
+        var photos: [String] = [], unsupported: [(String, String)] = [], folders: [String] = []
         for name in names.sorted(by: inNaturalOrder) where !name.hasPrefix(".") {
             let path = (folder as NSString).appendingPathComponent(name)
             var isDirectory: ObjCBool = false
@@ -124,9 +151,11 @@ public struct ProductScanner: Sendable {
                 folders.append(path)
             } else if photoExtensions.contains((name as NSString).pathExtension.lowercased()) {
                 photos.append(path)
+            } else if let kind = UnsupportedPhoto.kind(of: path) {
+                unsupported.append((path, kind))
             }
         }
-        return (photos, folders)
+        return (photos, unsupported, folders)
     }
 
     /// Assigns output stems: the first photo (in natural order) with a stem keeps it, later ones with the

@@ -33,7 +33,7 @@ public struct ImagePreparer: Sendable {
     /// for bigger thumbnails, say).
     public func encode(_ decoded: DecodedImage, stem: String) throws(ImagePipelineError) -> EncodedImage {
         let sized = decoded.longEdge > options.maxEdge ? try decoded.fitting(edge: options.maxEdge) : decoded
-        var warnings = Self.shapeWarnings(width: sized.width, height: sized.height, minEdge: options.shrinkFloor)
+        var warnings = PhotoShape.problems(width: sized.width, height: sized.height, minEdge: options.shrinkFloor)
         var encodes = 0
         if options.format == .png {
             let png = try ImageEncoder.encode(sized, as: .png, quality: 100)
@@ -62,21 +62,6 @@ public struct ImagePreparer: Sendable {
             curve[quality] = try ImageEncoder.encode(final, as: .jpeg, quality: quality).count
         }
         return curve
-    }
-
-    /// Beyond this aspect ratio a picture is a sliver, not a product photo (panoramas are about 4:1).
-    static let slenderRatio = 10
-
-    /// Odd shapes still encode (the server accepts them) but are almost certainly the wrong file.
-    static func shapeWarnings(width: Int, height: Int, minEdge: Int) -> [String] {
-        let long = max(width, height), short = min(width, height)
-        if long < minEdge {
-            return ["only \(width)×\(height) pixels, too small to show a product; use the original photo"]
-        }
-        if long > short * slenderRatio {
-            return ["\(width)×\(height) is a sliver, not a photo (over \(slenderRatio):1); check this is the right file"]
-        }
-        return []
     }
 
     static func stem(of path: String) -> String {

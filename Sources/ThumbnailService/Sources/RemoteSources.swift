@@ -27,6 +27,7 @@ struct RemoteSources: Sendable {
     let freshness: SourceFreshness
     let clock: @Sendable () -> Date
     private let flights = SingleFlight<RemoteSource>()
+    private let inMemory = SourcesInMemory()
     static let redirectLimit = 3
 
     init(prefixes: [SourceURL], allowInternal: Bool, maxBytes: Int, timeout: TimeAmount, maxDownloads: Int,
@@ -55,12 +56,14 @@ struct RemoteSources: Sendable {
     /// The source's bytes for rendering, held in a slot: those downloaded with the lookup, else the
     /// cached copy, else (evicted since) a new download.
     func bytes(of source: RemoteSource) async throws(ServiceFailure) -> HeldSource {
-        if let held = source.held { return held }
+        if let held = source.held ?? inMemory[source.record.sha256] { return held }
         let held = try HeldSource(slots: slots)
         if let data = cache?.bytes(of: source.record) {
             held.data = data
+            inMemory[source.record.sha256] = held
             return held
         }
+        cache?.forget(source.url.text)
         let fetched = try await refresh(source.url)
         guard let bytes = fetched.held, fetched.record.sha256 == source.record.sha256 else { throw Self.changedMeanwhile }
         return bytes
@@ -95,6 +98,7 @@ struct RemoteSources: Sendable {
             }
             cache?.store(record, bytes: data)
             held.data = data
+            inMemory[record.sha256] = held
             return RemoteSource(url: url, record: record, held: held, outcome: .downloaded)
         case .notModified:
             guard var record = cached, let data = cache?.bytes(of: record) else { throw Self.changedMeanwhile }
@@ -254,6 +258,25 @@ final class HeldSource: @unchecked Sendable {
     }
 
     deinit { slots.release() }
+}
+
+/// Source bytes some request holds now, by digest, so concurrent renders of one source (its sizes)
+/// share them and its slot instead of each reading the copy into a slot of its own.
+final class SourcesInMemory: Sendable {
+    private final class Weak: @unchecked Sendable { weak var held: HeldSource? }
+    private let entries = Locked<[String: Weak]>([:])
+
+    subscript(digest: String) -> HeldSource? {
+        get { entries.withLock { $0[digest]?.held } }
+        set {
+            entries.withLock { entries in
+                entries = entries.filter { $0.value.held != nil }
+                let box = Weak()
+                box.held = newValue
+                entries[digest] = box
+            }
+        }
+    }
 }
 
 /// A remote source as a request sees it: its record, the bytes when they came with the lookup, and

@@ -5,6 +5,7 @@ import ImagePipeline
 /// said about them. Each file is one JSON line (the record) and the bytes, so a request whose output
 /// is cached reads only the record, never the source. Checked on read (a damaged file is removed and
 /// is a miss), evicted least recently used, and shared by every instance using the cache folder.
+/// Records this process read or wrote are also kept in memory, so a hit reads no file for its source.
 final class SourceCache: Sendable {
     /// What is known about a source without its bytes: enough for an output's ETag and format.
     struct Record: Codable, Sendable, Equatable {
@@ -23,8 +24,11 @@ final class SourceCache: Sendable {
     }
 
     private let files: CacheFolder
+    private let recent = Locked<[String: Record]>([:])
     /// Longest record line read; URLs and validators are far shorter.
     private static let recordLimit = 16_384
+    /// Records kept in memory at most (a few hundred bytes each); past it the memory starts over.
+    private static let recentLimit = 20_000
 
     init(folder: String, sizeLimit: Int, clock: @escaping @Sendable () -> Date) throws(ImagePipelineError) {
         // A read-only cache folder is reported once, by the output cache; sources then cost downloads.
@@ -34,21 +38,30 @@ final class SourceCache: Sendable {
 
     var evictions: Int { files.evictions }
 
-    /// The record for `url`, read from the start of its file only.
+    /// The record for `url`: from memory, else from the start of its file only.
     func record(for url: String) -> Record? {
+        if let record = recent.withLock({ $0[url] }) { return record }
         guard let head = files.readPrefix(url, limit: Self.recordLimit), let newline = head.firstIndex(of: UInt8(ascii: "\n")),
               let record = try? JSONDecoder().decode(Record.self, from: head[..<newline]), record.version == 1, record.url == url else { return nil }
+        remember(record)
         return record
     }
 
-    /// The bytes `record` describes, or nil when the file is gone, damaged or since replaced (it is
-    /// then removed, unless replaced). Makes the file recent.
+    private func remember(_ record: Record) {
+        recent.withLock { recent in
+            if recent.count >= Self.recentLimit { recent.removeAll(keepingCapacity: true) }
+            recent[record.url] = record
+        }
+    }
+
+    /// The bytes `record` describes, or nil when the file is gone, damaged (then removed) or since
+    /// replaced. Makes the file recent.
     func bytes(of record: Record) -> Data? {
         guard let contents = files.read(record.url), let newline = contents.firstIndex(of: UInt8(ascii: "\n")),
               let stored = try? JSONDecoder().decode(Record.self, from: contents[..<newline]), stored.url == record.url else { return nil }
         let body = Data(contents[(newline + 1)...])
         guard body.count == stored.bytes, CacheFolder.digest(body) == stored.sha256 else {
-            files.remove(record.url)
+            remove(record.url)
             return nil
         }
         return stored.sha256 == record.sha256 ? body : nil
@@ -59,10 +72,22 @@ final class SourceCache: Sendable {
         guard var contents = try? JSONEncoder().encode(record) else { return }
         contents.append(UInt8(ascii: "\n"))
         contents.append(bytes)
-        try? files.write(contents, key: record.url)
+        do {
+            try files.write(contents, key: record.url)
+            remember(record)
+        } catch {}
     }
 
-    func remove(_ url: String) { files.remove(url) }
+    /// Drops the record from memory, so the next lookup reads the file: evicted by another process,
+    /// or replaced by a newer version another instance fetched.
+    func forget(_ url: String) {
+        _ = recent.withLock { $0.removeValue(forKey: url) }
+    }
+
+    func remove(_ url: String) {
+        forget(url)
+        files.remove(url)
+    }
 
     /// A record for bytes just downloaded: digest and transparency read from them once.
     static func record(url: String, bytes: Data, etag: String?, lastModified: String?, now: Date) throws(ImagePipelineError) -> Record {

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import MarketUploader
+import Publishing
 
 struct Delete: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
@@ -10,11 +11,13 @@ struct Delete: AsyncParsableCommand {
         vendor secret for the product's own secret, and the openmarket server for a deletion URI, then \
         deletes with that (the vendor secret never goes into a URL). Asks first on a terminal; scripts \
         pass --yes. --dry-run prints the requests, secrets redacted, with a stand-in for what the \
-        server's first answer would be.
+        server's first answer would be. With --products, the deleted listings (and any already gone) \
+        are forgotten in that folder's publish record, so publish registers their folders again.
 
         EXAMPLES:
           market-images delete 1234
           market-images delete 1234 1235 --yes
+          market-images delete 1234 --products products/
           market-images delete 77 --dry-run \\
               --server https://camp-open-market-2.herokuapp.com
         """
@@ -25,6 +28,9 @@ struct Delete: AsyncParsableCommand {
 
     @Flag(help: "Delete without asking (for scripts).")
     var yes = false
+
+    @Option(help: ArgumentHelp("The products folder publish keeps its record in: the listings deleted are forgotten there.", valueName: "folder"))
+    var products: String?
 
     @OptionGroup var connection: ServerOptions
 
@@ -61,10 +67,25 @@ struct Delete: AsyncParsableCommand {
             } catch {
                 outcomes.append(Outcome(id: id, deleted: false, error: error.message))
                 Terminal.standardError.error("product \(id): \(error.message)")
+                // Already gone from the server: the record should not say otherwise.
+                guard case .notFound = error else { continue }
             }
+            try forget(id)
         }
         if connection.json { try printJSON(outcomes) }
         if outcomes.contains(where: { !$0.deleted }) { throw ExitCode.failure }
+    }
+
+    /// Removes `id` from the publish record in `--products`, saying which folders it was for.
+    private func forget(_ id: Int) throws {
+        guard let products else { return }
+        var ledger = try PublishLedger.load(from: products)
+        let folders = ledger.forget(productID: id, on: try connection.baseURL)
+        guard !folders.isEmpty else { return }
+        try ledger.save(to: products)
+        if !connection.json {
+            Terminal.standardOutput.write("forgot product \(id) in the publish record (\(folders.map(Terminal.display).joined(separator: ", "))): publish registers it again\n")
+        }
     }
 
     struct Outcome: Encodable {

@@ -47,6 +47,9 @@ struct Publish: AsyncParsableCommand {
     @Flag(help: "Register again a product whose unanswered register is not found on the server.")
     var resendPending = false
 
+    @Flag(help: "List photos that break the shape rules (too small, or beyond 3:1) instead of blocking their product.")
+    var allowSmall = false
+
     @OptionGroup var connection: ServerOptions
     @OptionGroup var photos: UploadPhotos
 
@@ -59,6 +62,7 @@ struct Publish: AsyncParsableCommand {
         run.allowRecreate = recreate
         run.resendPending = resendPending
         run.deleteOrphans = deleteOrphans
+        run.allowOddShapes = allowSmall
         run.dryRun = connection.dryRun
         run.describe = errorText
 
