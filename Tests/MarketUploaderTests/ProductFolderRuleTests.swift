@@ -1,0 +1,109 @@
+import Foundation
+import ImagePipeline
+import MarketUploader
+import TestSupport
+import XCTest
+
+/// What a seller's product folder means is one rule, whichever command reads it: the photos directly
+/// in it, each a shape a listing can show; files that look like photos but are not read are named;
+/// and the publish record follows listings deleted from the server.
+final class ProductFolderRuleTests: CommandLineTestCase {
+    /// Spares moved into `lamp/unused/` are neither uploaded nor counted, and every command says so.
+    func testPhotosInAProductsSubfolderAreNeverUploaded() async throws {
+        _ = try await startServer(.openmarket)
+        let folder = try productFolder("lamp", photos: (0..<5).map { _ in "photos/DSCN0010.jpg" })
+        try FileManager.default.createDirectory(atPath: folder + "/unused", withIntermediateDirectories: true)
+        for name in ["spare-1.jpg", "spare-2.jpg"] {
+            try FileManager.default.copyItem(atPath: TestSupport.Fixture.path("photos/jolla.jpg"), toPath: folder + "/unused/" + name)
+        }
+        let published = try tool(["publish", root + "/products"])
+        XCTAssertEqual(published.status, 0, published.stdout + published.stderr)
+        XCTAssertTrue(published.stderr.contains("lamp: photos in its subfolders (unused) are not read"), published.stderr)
+        let stored = await server.products.values.first?.images.count
+        XCTAssertEqual(stored, 5, "the five photos in the folder, not the spares")
+        let prepared = try CommandLineTool.run(["prepare", root + "/products", "--out", root + "/out"])
+        XCTAssertTrue(prepared.stderr.contains("photos in its subfolders (unused) are not read"), prepared.stderr)
+    }
+
+    /// RAW, JPEG 2000 and a JPEG with the wrong extension are named once with what they are (and in
+    /// `--json`); notes and `.DS_Store` stay quiet.
+    func testPhotoLikeFilesThatAreNotReadAreNamed() async throws {
+        _ = try await startServer(.openmarket)
+        let folder = try productFolder("mug", photos: ["photos/DSCN0010.jpg"])
+        try Data([0x00, 0x00, 0x00, 0x0C, 0x6A, 0x50, 0x20, 0x20, 0x0D, 0x0A]).write(to: URL(fileURLWithPath: folder + "/relax.jp2"))
+        try Data([0x49, 0x49, 0x2A, 0x00, 0x08]).write(to: URL(fileURLWithPath: folder + "/DSC_0001.dng"))
+        try Data(contentsOf: URL(fileURLWithPath: TestSupport.Fixture.path("photos/jolla.jpg"))).write(to: URL(fileURLWithPath: folder + "/photo.bak"))
+        try Data("handle with care".utf8).write(to: URL(fileURLWithPath: folder + "/notes.txt"))
+        try Data([0, 0, 0, 1, 0x42, 0x75, 0x64, 0x31]).write(to: URL(fileURLWithPath: folder + "/.DS_Store"))
+
+        let published = try tool(["publish", root + "/products", "--dry-run"])
+        for expected in ["mug: relax.jp2: a JPEG 2000 image is not read", "mug: DSC_0001.dng: a DNG raw photo is not read",
+                         "mug: photo.bak: a JPEG photo under another extension is not read"] {
+            XCTAssertTrue(published.stderr.contains(expected), "\(expected) in:\n\(published.stderr)")
+        }
+        XCTAssertFalse(published.stderr.contains("notes.txt") || published.stderr.contains("DS_Store"), published.stderr)
+        let json = try CommandLineTool.run(["prepare", root + "/products", "--out", root + "/out", "--json"])
+        let report = try XCTUnwrap(try JSONSerialization.jsonObject(with: Data(json.stdout.utf8)) as? [String: Any])
+        XCTAssertEqual((report["skipped"] as? [String])?.map { ($0 as NSString).lastPathComponent }.sorted(),
+                       ["DSC_0001.dng", "photo.bak", "relax.jp2"], json.stdout)
+    }
+
+    /// A postage stamp or a strip blocks its product with the reason (what preview lists to fix);
+    /// `--allow-small` lists it anyway.
+    func testOddShapesBlockPublishingUnlessAllowed() async throws {
+        _ = try await startServer(.openmarket)
+        let folder = try productFolder("stamp", photos: ["photos/DSCN0010.jpg"])
+        var spec = RenderSpec()
+        (spec.width, spec.height) = (50, 50)
+        let tiny = try ImageRenderer(spec: spec).render(.file(TestSupport.Fixture.path("photos/jolla.jpg")), maxPixels: 100_000_000)
+        try tiny.data.write(to: URL(fileURLWithPath: folder + "/IMG_2.jpg"))
+        let blocked = try tool(["publish", root + "/products"])
+        XCTAssertEqual(blocked.status, 1)
+        XCTAssertTrue(blocked.stdout.contains("IMG_2.jpg: only 50×38 pixels, too small to show a product"), blocked.stdout)
+        XCTAssertTrue(blocked.stdout.contains("(--allow-small lists it anyway)"), blocked.stdout)
+        var count = await server.products.count
+        XCTAssertEqual(count, 0)
+        let allowed = try tool(["publish", root + "/products", "--allow-small"])
+        XCTAssertEqual(allowed.status, 0, allowed.stderr)
+        XCTAssertTrue(allowed.stderr.contains("warning: stamp: IMG_2.jpg: only 50×38 pixels"), allowed.stderr)
+        count = await server.products.count
+        XCTAssertEqual(count, 1)
+    }
+
+    /// After `delete`, publish does not say "unchanged" for a listing that is gone: with `--products`
+    /// delete forgets it in the record; without, publish finds the 404 and registers it again.
+    func testADeletedListingIsRegisteredAgain() async throws {
+        _ = try await startServer(.marketTraining)
+        _ = try productFolder("lamp", photos: ["photos/DSCN0010.jpg"])
+        let products = root + "/products"
+        XCTAssertEqual(try tool(["publish", products], dialect: .marketTraining).status, 0)
+        let first = try await onlyID()
+        let deleted = try tool(["delete", String(first), "--yes", "--products", products], dialect: .marketTraining)
+        XCTAssertTrue(deleted.stdout.contains("forgot product \(first) in the publish record (lamp)"), deleted.stdout + deleted.stderr)
+        let again = try tool(["publish", products], dialect: .marketTraining)
+        XCTAssertTrue(again.stdout.contains("Plan: 1 to register; done."), again.stdout)
+        let second = try await onlyID()
+        XCTAssertNotEqual(second, first)
+
+        // Deleted elsewhere (the web, another tool): the record still names it; an hour later,
+        // publish asks the server, hears 404 and registers the folder again.
+        XCTAssertEqual(try tool(["delete", String(second), "--yes"], dialect: .marketTraining).status, 0)
+        let ledgerPath = products + "/.openmarket-published.json"
+        let ledger = try String(contentsOfFile: ledgerPath, encoding: .utf8)
+        let backdated = try NSRegularExpression(pattern: #""at" : "[^"]+""#)
+            .stringByReplacingMatches(in: ledger, range: NSRange(ledger.startIndex..., in: ledger), withTemplate: #""at" : "2026-01-01T00:00:00Z""#)
+        try backdated.write(toFile: ledgerPath, atomically: true, encoding: .utf8)
+        let found = try tool(["publish", products], dialect: .marketTraining)
+        XCTAssertEqual(found.status, 0, found.stderr)
+        XCTAssertTrue(found.stdout.contains("product \(second) is gone from the server: register again"), found.stdout)
+        let third = try await onlyID()
+        XCTAssertNotEqual(third, second)
+        XCTAssertTrue(try tool(["publish", products], dialect: .marketTraining).stdout.contains("1 unchanged"))
+    }
+
+    private func onlyID() async throws -> Int {
+        let ids = await server.products.keys
+        XCTAssertEqual(ids.count, 1)
+        return try XCTUnwrap(ids.first)
+    }
+}
