@@ -98,13 +98,13 @@ public enum ProductFile {
             return value
         }
 
-        func number(_ key: String) throws -> Double {
-            guard case .number(let value) = self else { throw Problem("\"\(key)\" must be a number like 12000 (no quotes), not \(shown)") }
+        func number(_ key: String, example: Int = 12000) throws -> Double {
+            guard case .number(let value) = self else { throw Problem("\"\(key)\" must be a number like \(example) (no quotes), not \(shown)") }
             return value
         }
 
         func wholeNumber(_ key: String) throws -> Int {
-            let value = try number(key)
+            let value = try number(key, example: 3)
             guard value.rounded() == value, let whole = Int(exactly: value) else { throw Problem("\"\(key)\" must be a whole number, not \(value)") }
             return whole
         }
@@ -129,7 +129,7 @@ public enum ProductFile {
         let before = data.prefix(offset)
         let line = before.filter { $0 == UInt8(ascii: "\n") }.count + 1
         let column = offset - (before.lastIndex(of: UInt8(ascii: "\n")).map { $0 + 1 } ?? 0) + 1
-        return "line \(line), column \(column) (\(detail))"
+        return "line \(line), column \(column): look for a missing or extra comma, quote or brace there"
     }
 
     /// Edit distance, for suggesting the key that was meant.

@@ -29,8 +29,10 @@ struct MarketImages: AsyncParsableCommand {
     /// ArgumentParser exits 64 (EX_USAGE) on usage errors; this tool promises 2, like most Unix tools.
     static func main() async {
         VipsRuntime.tuneAllocatorForBatchWork()
+        var parsed: ParsableCommand.Type?
         do {
             var command = try parseAsRoot()
+            parsed = type(of: command)
             if var asyncCommand = command as? AsyncParsableCommand {
                 try await asyncCommand.run()
             } else {
@@ -39,7 +41,15 @@ struct MarketImages: AsyncParsableCommand {
         } catch {
             let code = exitCode(for: error)
             if code == .validationFailure {
-                Terminal.standardError.write(fullMessage(for: error) + "\n")
+                // A usage error found while running names the usage of the command that was run, as
+                // one found while parsing does.
+                if let parsed, parsed != MarketImages.self, error is ValidationError {
+                    let name = parsed._commandName
+                    Terminal.standardError.write("Error: \(message(for: error))\nUsage: \(usageString(for: parsed))\n"
+                        + "  See 'market-images \(name) --help' for more information.\n")
+                } else {
+                    Terminal.standardError.write(fullMessage(for: error) + "\n")
+                }
                 Foundation.exit(2)
             }
             // Help and explicit exit codes go through ArgumentParser; anything else is this tool's own

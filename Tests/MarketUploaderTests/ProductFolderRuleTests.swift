@@ -61,6 +61,8 @@ final class ProductFolderRuleTests: CommandLineTestCase {
         XCTAssertEqual(blocked.status, 1)
         XCTAssertTrue(blocked.stdout.contains("IMG_2.jpg: only 50×38 pixels, too small to show a product"), blocked.stdout)
         XCTAssertTrue(blocked.stdout.contains("(--allow-small lists it anyway)"), blocked.stdout)
+        XCTAssertTrue(blocked.stdout.contains("Plan: 1 blocked; the rest done."), "blocked is not also counted as failed: \(blocked.stdout)")
+        XCTAssertFalse(blocked.stderr.contains("too small"), "named once, in the plan: \(blocked.stderr)")
         var count = await server.products.count
         XCTAssertEqual(count, 0)
         let allowed = try tool(["publish", root + "/products", "--allow-small"])

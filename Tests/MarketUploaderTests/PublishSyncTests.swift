@@ -132,7 +132,7 @@ final class PublishSyncTests: CommandLineTestCase {
         for arguments in [[], ["--resend-pending"]] {
             let rerun = try tool(["publish", products] + arguments)
             XCTAssertEqual(rerun.status, 1)
-            XCTAssertTrue(rerun.stderr.contains("2 listings ("), rerun.stderr)
+            XCTAssertTrue(rerun.stdout.contains("2 listings ("), "named once, in the plan: \(rerun.stdout)")
         }
         let listings = await server.products.count
         XCTAssertEqual(listings, 2, "nothing registered a third time")

@@ -67,6 +67,8 @@ struct Publish: AsyncParsableCommand {
         run.describe = errorText
 
         var steps = try await run.plan(folders: folders)
+        // Failed while planning: already a row of the table, not repeated after it.
+        let shown = connection.json ? [] : Set(steps.indices.filter { steps[$0].result == .failed })
         let table = PlanTable(server: server, dialect: try connection.resolvedDialect)
         if !connection.json { Terminal.standardOutput.write(table.render(steps)) }
         for step in steps { for warning in step.warnings { Terminal.standardError.warning("\(Terminal.display(step.folder)): \(warning)") } }
@@ -82,7 +84,7 @@ struct Publish: AsyncParsableCommand {
                 if !connection.json, steps[index].result == .done { Terminal.standardOutput.write(table.outcome(steps[index]) + "\n") }
             }
         }
-        for step in steps where step.result == .failed {
+        for (index, step) in steps.enumerated() where step.result == .failed && !shown.contains(index) {
             Terminal.standardError.error("\(Terminal.display(step.folder)): \(step.error ?? step.detail)")
         }
         if connection.json { try printJSON(steps) } else { Terminal.standardOutput.write(table.summary(steps, dryRun: connection.dryRun) + "\n") }

@@ -10,12 +10,20 @@ struct PlanTable {
 
     func render(_ steps: [PublishStep]) -> String {
         let rows = [["FOLDER", "ACTION", "PRODUCT", "DETAIL"]] + steps.map { step in
-            [Terminal.display(step.folder), step.action.rawValue, step.productID.map(String.init) ?? "-", step.error ?? step.detail]
+            [Terminal.display(step.folder), step.action.rawValue, step.productID.map(String.init) ?? "-", Self.oneLine(step.error ?? step.detail)]
         }
         // The server as the seller typed it; its normalised identity is only the record's key.
         var shown = server.absoluteString
         while shown.hasSuffix("/") { shown.removeLast() }
         return "Plan for \(Terminal.display(shown)) (\(dialect.rawValue)):\n" + TextTable.lines(rows).map { "  " + $0 }.joined(separator: "\n") + "\n"
+    }
+
+    /// A detail of several lines (a list of problems) as one cell: "nothing was sent: a; b".
+    static func oneLine(_ text: String) -> String {
+        let lines = text.split(separator: "\n").map { $0.trimmingCharacters(in: .whitespaces) }.map { $0.hasPrefix("- ") ? String($0.dropFirst(2)) : $0 }
+        guard var joined = lines.first else { return text }
+        for line in lines.dropFirst() where !line.isEmpty { joined += (joined.hasSuffix(":") ? " " : "; ") + line }
+        return joined
     }
 
     /// What a step that was carried out did, in the past tense.
@@ -46,8 +54,10 @@ struct PlanTable {
             (.unchanged, "unchanged"), (.orphaned, "orphaned"), (.blocked, "blocked"), (.pending, "pending"),
         ]
         let parts = order.compactMap { action, label in counts[action].map { "\($0) \(label)" } }.joined(separator: ", ")
-        let failed = steps.filter { $0.result == .failed }.count
-        let ending = dryRun ? "nothing was sent (--dry-run)" : failed == 0 ? "done" : "\(failed) failed"
+        // A blocked step is counted as blocked, not also as failed.
+        let failed = steps.filter { $0.result == .failed && $0.action != .blocked }.count
+        let ending = dryRun ? "nothing was sent (--dry-run)" : failed > 0 ? "\(failed) failed"
+            : steps.contains(where: \.isUnresolved) ? "the rest done" : "done"
         return "Plan: \(parts.isEmpty ? "nothing to do" : parts); \(ending)."
     }
 }
