@@ -19,14 +19,22 @@ public enum ProductFile {
 
     /// The fields the folder's `product.json` sets; nil when there is none.
     public static func fields(in folder: String) throws(PublishingError) -> ProductChange? {
+        let read = self.read(in: folder)
+        if let problem = read.problem { throw problem }
+        return read.fields
+    }
+
+    /// The fields the file sets well, and what is wrong with the rest: `preview` shows both, so one
+    /// bad key does not hide a good price.
+    public static func read(in folder: String) -> (fields: ProductChange?, problem: PublishingError?) {
         let path = (folder as NSString).appendingPathComponent(fileName)
-        guard let data = FileManager.default.contents(atPath: path) else { return nil }
+        guard let data = FileManager.default.contents(atPath: path) else { return (nil, nil) }
         let parsed: Any
         do { parsed = try JSONSerialization.jsonObject(with: data) } catch {
-            throw .productFile(path: path, problems: ["is not valid JSON: \(Self.position(of: error, in: data))"])
+            return (nil, .productFile(path: path, problems: ["is not valid JSON: \(Self.position(of: error, in: data))"]))
         }
         guard parsed is [String: Any], let values = try? JSONDecoder().decode([String: Value].self, from: data) else {
-            throw .productFile(path: path, problems: ["must be one JSON object, like {\"name\": \"Ceramic mug\", \"price\": 12000, …}"])
+            return (nil, .productFile(path: path, problems: ["must be one JSON object, like {\"name\": \"Ceramic mug\", \"price\": 12000, …}"]))
         }
         var problems: [String] = []
         var change = ProductChange()
@@ -52,8 +60,7 @@ public enum ProductFile {
                 problems.append((error as? Problem)?.text ?? "\(error)")
             }
         }
-        if !problems.isEmpty { throw .productFile(path: path, problems: problems) }
-        return change
+        return (change, problems.isEmpty ? nil : .productFile(path: path, problems: problems))
     }
 
     /// A product to register: the folder's `product.json` (if any) with `overrides` taking precedence.

@@ -18,6 +18,8 @@ public struct PublishRun {
     public var allowOddShapes = false
     /// Plan only: nothing is sent, not even a lookup, and the ledger is not written.
     public var dryRun = false
+    /// Each photo prepared while planning (for a progress display).
+    public var onPhotoEvent: @Sendable (FolderEvent) -> Void = { _ in }
     /// How an error is worded in a step: the caller's words (the command line names its flags).
     public var describe: @Sendable (any Error) -> String = { "\($0)" }
     private(set) var ledger: PublishLedger
@@ -56,7 +58,7 @@ public struct PublishRun {
         let snapshot: ListingSnapshot, images: [UploadImage], photoWarnings: [String]
         do {
             let draft = try ProductFile.draft(folder: folder, overrides: ProductChange())
-            let prepared = try photos.prepare([folder])
+            let prepared = try photos.prepare([folder], onEvent: onPhotoEvent)
             let shapes = prepared.outputs.flatMap { output in
                 PhotoShape.problems(width: output.width, height: output.height, minEdge: photos.prepareOptions.shrinkFloor)
                     .map { "\((output.source as NSString).lastPathComponent): \($0)" }

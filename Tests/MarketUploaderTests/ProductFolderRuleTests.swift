@@ -103,6 +103,35 @@ final class ProductFolderRuleTests: CommandLineTestCase {
         XCTAssertTrue(try tool(["publish", products], dialect: .marketTraining).stdout.contains("1 unchanged"))
     }
 
+    /// One bad key does not hide the good fields on the preview; a record of several servers is
+    /// named instead of the publish state silently missing.
+    func testPreviewShowsGoodFieldsBesideABadKeyAndNamesTheServersRecorded() async throws {
+        _ = try productFolder("lamp", photos: ["photos/DSCN0010.jpg"],
+                              json: #"{"name":"Desk lamp","description":"Brass desk lamp, 40 cm.","price":12000,"stock":3,"colour":"red"}"#)
+        let ledger: [String: Any] = ["entries": [
+            "http://127.0.0.1:9|lamp": ["state": "registered", "productID": 1, "at": "2026-11-01T00:00:00Z"],
+            "https://openmarket.yagom-academy.kr|lamp": ["state": "registered", "productID": 2, "at": "2026-11-01T00:00:00Z"],
+        ]]
+        try JSONSerialization.data(withJSONObject: ledger).write(to: URL(fileURLWithPath: root + "/products/.openmarket-published.json"))
+        let preview = try startService([root + "/products", "--cache", root + "/cache"], command: "preview")
+        let page = String(decoding: try await preview.get("/").body, as: UTF8.self)
+        for expected in ["₩12,000", "3 in stock", "1 problem"] {
+            XCTAssertTrue(page.contains(expected), "\(expected) in:\n\(page)")
+        }
+        XCTAssertFalse(page.contains("no price"), page)
+        let product = String(decoding: try await preview.get("/product/lamp").body, as: UTF8.self)
+        XCTAssertTrue(product.contains("colour") && product.contains("is not a product key"), product)
+        XCTAssertTrue(preview.logText.contains("the publish record has 2 servers (http://localhost:9, https://openmarket.yagom-academy.kr): pass --server"),
+                      preview.logText)
+    }
+
+    /// `prepare` of photos that all fail makes no output folder holding only records.
+    func testPrepareOfOnlyFailingPhotosLeavesNoOutputFolder() throws {
+        let result = try CommandLineTool.run(["prepare", TestSupport.Fixture.path("crafted/zero-size.jpg"), "--out", root + "/out"])
+        XCTAssertEqual(result.status, 1)
+        XCTAssertFalse(FileManager.default.fileExists(atPath: root + "/out"), "no --out for nothing made")
+    }
+
     private func onlyID() async throws -> Int {
         let ids = await server.products.keys
         XCTAssertEqual(ids.count, 1)

@@ -35,6 +35,7 @@ public struct FolderProcessor: Sendable {
             report.elapsedSeconds = Date().timeIntervalSince(started)
             return report
         }
+        let created = !FileManager.default.fileExists(atPath: folder)
         if !job.dryRun { try AtomicFile.makeFolders(folder) }
         let lock = job.dryRun ? nil : try OutputLock(folder: folder)
         defer { withExtendedLifetime(lock) {} }
@@ -88,6 +89,10 @@ public struct FolderProcessor: Sendable {
             if stop.current == nil { throw error }
         }
         records.fill(&report, photos: photos)
+        // Every photo failed and nothing was there before: no output folder holding only records.
+        if created, stop.current == nil, report.written.isEmpty, report.upToDate.isEmpty, report.thumbnailsWritten.isEmpty {
+            try? FileManager.default.removeItem(atPath: folder)
+        }
         if let error = stop.current {
             let finished = Set(report.written.map(\.source) + report.thumbnailsWritten.map(\.source) + report.failed.map(\.source))
             report.notProcessed = pending.filter { !finished.contains(photos[$0].path) }.count

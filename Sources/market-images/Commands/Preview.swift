@@ -86,10 +86,14 @@ struct Preview: AsyncParsableCommand {
     }
 
     /// `--server`, or the one server the publish record knows; nil when there is no record or it
-    /// knows several (the page then shows no publish state).
+    /// knows several (then a warning names them: the page shows no publish state without a choice).
     private func publishServer() throws -> URL? {
         if let server { return URL(string: server) }
         guard let ledger = try? PublishLedger.load(from: products) else { return nil }
+        if ledger.servers.count > 1 {
+            Terminal.standardError.warning("the publish record has \(ledger.servers.count) servers (\(ledger.servers.sorted().joined(separator: ", "))): "
+                + "pass --server with one of them to see what publish would change there")
+        }
         return ledger.servers.count == 1 ? ledger.servers.first.flatMap(URL.init(string:)) : nil
     }
 }

@@ -66,7 +66,16 @@ struct Publish: AsyncParsableCommand {
         run.dryRun = connection.dryRun
         run.describe = errorText
 
+        // Preparing photos on a cold cache takes seconds: shown on a terminal, as prepare shows it.
+        let progress = ProgressDisplay(enabled: !connection.json)
+        run.onPhotoEvent = { event in
+            switch event {
+            case .planned(let pending, _): progress.start(total: pending)
+            case .finished(let outcome): progress.advance(failed: outcome.error != nil)
+            }
+        }
         var steps = try await run.plan(folders: folders)
+        progress.finish()
         // Failed while planning: already a row of the table, not repeated after it.
         let shown = connection.json ? [] : Set(steps.indices.filter { steps[$0].result == .failed })
         let table = PlanTable(server: server, dialect: try connection.resolvedDialect)

@@ -64,16 +64,14 @@ final class PreviewCatalogue: @unchecked Sendable {
 
     private func load(_ folder: String, ledger: Result<PublishLedger, any Error>?) -> Product {
         var product = Product(folder: folder)
-        do {
-            product.fields = try ProductFile.fields(in: folder)
-        } catch {
-            product.problems.append(errorText(error))
-        }
+        let file = ProductFile.read(in: folder)
+        product.fields = file.fields
+        if let problem = file.problem { product.problems.append(errorText(problem)) }
         if product.fields == nil, product.problems.isEmpty {
             product.problems.append("no \(ProductFile.fileName): publish needs a name, description, price and stock")
         }
         var draft: ProductDraft?
-        if product.fields != nil {
+        if product.fields != nil, file.problem == nil {
             do {
                 draft = try ProductOptions.draft(file: product.fields, folder: folder, overrides: ProductChange())
             } catch {
