@@ -166,6 +166,12 @@ static inline int mi_webpsave_buffer(VipsImage *in, void **buf, size_t *len, int
     return vips_webpsave_buffer(in, buf, len, "Q", quality, "strip", TRUE, NULL);
 }
 
+/* AVIF: AV1 in a HEIF container, metadata stripped; `effort` 0 (fastest) to 9. */
+static inline int mi_avifsave_buffer(VipsImage *in, void **buf, size_t *len, int quality, int effort) {
+    return vips_heifsave_buffer(in, buf, len, "Q", quality, "compression", VIPS_FOREIGN_HEIF_COMPRESSION_AV1,
+                                "effort", effort, "strip", TRUE, NULL);
+}
+
 static inline int mi_avg(VipsImage *in, double *out) {
     return vips_avg(in, out, NULL);
 }

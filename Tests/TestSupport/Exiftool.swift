@@ -4,7 +4,8 @@ import Foundation
 /// own container walker, used to prove outputs carry nothing about the seller.
 public enum Exiftool {
     /// Groups that describe the file and its container, not the photo or its owner.
-    public static let containerGroups: Set<String> = ["ExifTool", "File", "System", "Composite", "JFIF", "PNG", "PNG-pHYs", "RIFF"]
+    public static let containerGroups: Set<String> = ["ExifTool", "File", "System", "Composite", "JFIF", "PNG", "PNG-pHYs", "RIFF",
+                                                      "QuickTime", "Meta"]
 
     public struct Missing: Error, CustomStringConvertible {
         public var description: String { "exiftool is not installed; run scripts/setup --tests" }

@@ -66,6 +66,37 @@ final class ServiceInProcessTests: FolderTestCase {
         }
     }
 
+    /// AVIF by URL (`f:avif`) and, with `autoAVIF`, by `Accept` before WebP (a `q=0` refuses it);
+    /// the output decodes to its size, carries no metadata (ExifTool), and keeps a byte budget.
+    func testAVIFByURLAndByAccept() async throws {
+        var configuration = configuration()
+        configuration.limits.autoAVIF = true
+        let list = path(["pr:list", "dpr:3"]), budgeted = path(["rs:fit:1000:1000", "mb:12000"], format: "avif")
+        let chrome = "image/avif,image/webp,image/apng,image/svg+xml,image/*,*/*;q=0.8"
+        let folder = root
+        try await withService(configuration) { _, client in
+            let avif = try await client.execute(uri: list, method: .get, headers: [.accept: chrome]) { $0 }
+            XCTAssertEqual(avif.headers[.contentType], "image/avif")
+            XCTAssertEqual(avif.headers[.vary], "Accept")
+            let bytes = Data(buffer: avif.body)
+            let decoded = try DecodedImage.decode(.data(bytes), maxPixels: .max) { _ in (1000, 1000) }
+            XCTAssertEqual([decoded.width, decoded.height], [240, 240])
+            try bytes.write(to: URL(fileURLWithPath: folder + "/list.avif"))
+            XCTAssertEqual(try Exiftool.metadata(in: [folder + "/list.avif"]).values.flatMap { $0 }, [], "no metadata in the container")
+
+            let refused = try await client.execute(uri: list, method: .get, headers: [.accept: "image/avif;q=0, image/webp"]) { $0 }
+            XCTAssertEqual(refused.headers[.contentType], "image/webp")
+            XCTAssertNotEqual(refused.headers[.eTag], avif.headers[.eTag])
+            let budget = try await client.execute(uri: budgeted, method: .get) { $0 }
+            XCTAssertEqual(budget.headers[.contentType], "image/avif")
+            XCTAssertLessThanOrEqual(budget.body.readableBytes, 12_000)
+        }
+        try await withService(self.configuration()) { _, client in
+            let webp = try await client.execute(uri: list, method: .get, headers: [.accept: chrome]) { $0.headers[.contentType] }
+            XCTAssertEqual(webp, "image/webp", "AVIF by Accept only with autoAVIF")
+        }
+    }
+
     /// Each refusal with its status, where it is found: signature, options, source, method.
     func testRefusalsHaveTheirStatus() async throws {
         try copy("photos/jolla.jpg", to: "page.jpg")

@@ -3,12 +3,14 @@ public enum OutputFormat: String, Sendable, Codable, CaseIterable {
     case jpeg
     case png
     case webp
+    case avif
 
     public var mimeType: String {
         switch self {
         case .jpeg: "image/jpeg"
         case .png: "image/png"
         case .webp: "image/webp"
+        case .avif: "image/avif"
         }
     }
 
@@ -17,6 +19,7 @@ public enum OutputFormat: String, Sendable, Codable, CaseIterable {
         case .jpeg: "jpg"
         case .png: "png"
         case .webp: "webp"
+        case .avif: "avif"
         }
     }
 

@@ -37,8 +37,8 @@ public struct PrepareOptions: Sendable, Equatable, Codable {
         if Self.qualityRange.contains(minQuality), Self.qualityRange.contains(maxQuality), minQuality > maxQuality {
             problems.append(.invalidOption(name: "min-quality", value: String(minQuality), allowed: "at most max-quality (\(maxQuality))"))
         }
-        if format == .webp {
-            problems.append(.invalidOption(name: "format", value: "webp", allowed: "jpeg or png (the server takes nothing else)"))
+        if format == .webp || format == .avif {
+            problems.append(.invalidOption(name: "format", value: format.rawValue, allowed: "jpeg or png (the server takes nothing else)"))
         }
         return problems
     }

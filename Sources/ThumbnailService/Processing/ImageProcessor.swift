@@ -8,12 +8,18 @@ public struct ImageProcessor: Sendable {
     public struct Limits: Sendable {
         /// Quality when the URL gives none.
         public var defaultQuality = 80
+        /// AVIF's quality when the URL gives none: imgproxy's (`IMGPROXY_FORMAT_QUALITY` avif=63), as
+        /// AVIF's scale reaches JPEG's look at lower numbers.
+        public var defaultAVIFQuality = 63
         /// No output side is larger, whatever the URL asks (`--max-output-edge`).
         public var maxOutputEdge = 4096
         /// Sources with more pixels are refused from their header (`--max-pixels`).
         public var maxPixels = PrepareOptions().maxPixels
         /// JPEGs decoded straight to the output's scale (`--fast-decode`; see `DecodedImage.decode`).
         public var draftDecode = false
+        /// AVIF for clients whose `Accept` lists it, before WebP (`--auto-avif`, imgproxy's
+        /// `IMGPROXY_AUTO_AVIF`): smaller still, at more encode time.
+        public var autoAVIF = false
 
         public init() {}
     }
@@ -24,10 +30,11 @@ public struct ImageProcessor: Sendable {
         self.limits = limits
     }
 
-    /// The format of the response: the URL's, else WebP when the client accepts it, else PNG for a
-    /// source with transparency and no byte budget, else JPEG.
+    /// The format of the response: the URL's, else AVIF (with `autoAVIF`) or WebP when the client
+    /// accepts it, else PNG for a source with transparency and no byte budget, else JPEG.
     public func format(for options: ProcessingOptions, accept: String?, sourceHasAlpha: Bool) -> (format: OutputFormat, negotiated: Bool) {
         if let format = options.format { return (format, false) }
+        if limits.autoAVIF, Self.accepts(accept, "image/avif") { return (.avif, true) }
         if Self.accepts(accept, "image/webp") { return (.webp, true) }
         return (sourceHasAlpha && options.maxBytes == nil ? .png : .jpeg, true)
     }
@@ -37,7 +44,7 @@ public struct ImageProcessor: Sendable {
     /// normalised options and the format.
     public func etag(source: String, fingerprint: String, options: ProcessingOptions, format: OutputFormat) -> String {
         // The edge limit bounds unsized outputs, so changing it changes their bytes.
-        let identity = [source, fingerprint, options.canonical(format: format, defaultQuality: limits.defaultQuality),
+        let identity = [source, fingerprint, options.canonical(format: format, defaultQuality: defaultQuality(for: format)),
                         "edge:\(limits.maxOutputEdge)"].joined(separator: "\n")
         return "\"" + Fingerprint.hex(identity) + "\""
     }
@@ -53,7 +60,11 @@ public struct ImageProcessor: Sendable {
 
     /// What the renderer makes for these options in `format`, within this processor's limits.
     public func spec(for options: ProcessingOptions, format: OutputFormat) throws(ProcessingError) -> RenderSpec {
-        try options.spec(format: format, defaultQuality: limits.defaultQuality, maxOutputEdge: limits.maxOutputEdge)
+        try options.spec(format: format, defaultQuality: defaultQuality(for: format), maxOutputEdge: limits.maxOutputEdge)
+    }
+
+    private func defaultQuality(for format: OutputFormat) -> Int {
+        format == .avif ? limits.defaultAVIFQuality : limits.defaultQuality
     }
 
     /// Whether an `Accept` header lists `type` with a non-zero quality. Parameters are read as RFC

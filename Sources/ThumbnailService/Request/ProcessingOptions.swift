@@ -67,7 +67,8 @@ public struct ProcessingOptions: Sendable, Equatable {
         case "jpg", "jpeg": .jpeg
         case "png": .png
         case "webp": .webp
-        default: throw .invalidArgument(option: "format", value: name, expected: "jpg, png or webp")
+        case "avif": .avif
+        default: throw .invalidArgument(option: "format", value: name, expected: "jpg, png, webp or avif")
         }
     }
 

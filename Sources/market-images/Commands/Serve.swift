@@ -97,6 +97,9 @@ struct Serve: AsyncParsableCommand {
     @Flag(help: "Decode JPEGs straight to the output's scale, as thumbor does: faster (BENCHMARKS.md, stages section), softer and blockier.")
     var fastDecode = false
 
+    @Flag(help: "Answer AVIF to clients whose Accept lists image/avif (before WebP) when the URL names no format; smaller, slower to encode.")
+    var autoAvif = false
+
     @Option(name: .customLong("preset"), parsing: .singleValue, help: "A preset NAME=OPTIONS, e.g. card=rs:fill:300:200/g:sm; repeatable.")
     var presets: [String] = []
 
@@ -147,6 +150,7 @@ struct Serve: AsyncParsableCommand {
         configuration.limits.maxOutputEdge = maxOutputEdge
         configuration.limits.maxPixels = maxPixels
         configuration.limits.draftDecode = fastDecode
+        configuration.limits.autoAVIF = autoAvif
         configuration.presets = try presets.reduce(into: [:]) { table, text in
             let parts = text.split(separator: "=", maxSplits: 1).map(String.init)
             guard parts.count == 2, !parts[0].isEmpty else { throw ValidationError("--preset takes NAME=OPTIONS; got \"\(text)\"") }

@@ -26,7 +26,7 @@ struct Thumbs: ParsableCommand {
     @OptionGroup var folder: FolderRunOptions
     @OptionGroup var thumbnails: ThumbnailArguments
 
-    @Option(help: "jpeg, webp or png.")
+    @Option(help: "jpeg, webp, png or avif.")
     var format = OutputFormat.jpeg
 
     @Option(help: "Encoder quality, 1–100.")
