@@ -151,9 +151,9 @@ static inline int mi_extract_band(VipsImage *in, VipsImage **out, int band, int 
 
 /// JPEG with metadata stripped and chroma subsampling pinned on: libjpeg's automatic switch-off at
 /// Q >= 90 doubles the size between two neighbouring qualities and breaks any byte-budget search.
-static inline int mi_jpegsave_buffer(VipsImage *in, void **buf, size_t *len, int quality) {
+static inline int mi_jpegsave_buffer(VipsImage *in, void **buf, size_t *len, int quality, int progressive) {
     return vips_jpegsave_buffer(in, buf, len, "Q", quality, "optimize_coding", TRUE, "strip", TRUE,
-                                "subsample_mode", VIPS_FOREIGN_SUBSAMPLE_ON, NULL);
+                                "subsample_mode", VIPS_FOREIGN_SUBSAMPLE_ON, "interlace", progressive, NULL);
 }
 
 static inline int mi_pngsave_buffer(VipsImage *in, void **buf, size_t *len) {

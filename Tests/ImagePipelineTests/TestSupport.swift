@@ -10,15 +10,37 @@ func readBack(_ data: Data, in folder: String, name: String = UUID().uuidString)
     return (try ImageHeader.read(file: path), try DecodedImage.decode(file: path, maxPixels: .max) { _ in (100_000, 100_000) })
 }
 
-/// Metadata found by walking the container itself, independently of libvips: JPEG APPn segments and
-/// PNG ancillary chunks.
+/// Metadata found by walking the container itself, independently of libvips: JPEG APPn segments, PNG
+/// ancillary chunks, WebP chunks, and HEIF/AVIF items (`Exif`, `mime` for XMP) and ICC `colr` boxes.
 enum ContainerMetadata {
     static func kinds(in data: Data) -> [String] {
         let bytes = [UInt8](data)
         if bytes.starts(with: [0xFF, 0xD8]) { return jpegKinds(bytes) }
         if bytes.starts(with: [0x89, 0x50, 0x4E, 0x47]) { return pngKinds(bytes) }
         if bytes.starts(with: Array("RIFF".utf8)), bytes.count > 12, bytes[8..<12].elementsEqual("WEBP".utf8) { return webpKinds(bytes) }
+        if bytes.count > 12, bytes[4..<8].elementsEqual("ftyp".utf8) { return heifKinds(bytes) }
         return ["unknown container"]
+    }
+
+    /// Each `infe` item's type (after its version's id and protection index), and `colr` boxes that
+    /// carry an ICC profile rather than `nclx` colour codes.
+    private static func heifKinds(_ bytes: [UInt8]) -> [String] {
+        var kinds: [String] = []
+        for offset in 0..<max(0, bytes.count - 16) {
+            let box = String(decoding: bytes[offset..<offset + 4], as: UTF8.self)
+            if box == "infe" {
+                let version = bytes[offset + 4]
+                let type = offset + 8 + (version >= 3 ? 4 : 2) + 2
+                guard version >= 2, type + 4 <= bytes.count else { continue }
+                let item = String(decoding: bytes[type..<type + 4], as: UTF8.self)
+                if item == "Exif" { kinds.append("EXIF") }
+                if item == "mime" { kinds.append("XMP") }
+            } else if box == "colr" {
+                let kind = String(decoding: bytes[offset + 4..<offset + 8], as: UTF8.self)
+                if kind == "prof" || kind == "rICC" { kinds.append("ICC") }
+            }
+        }
+        return kinds
     }
 
     private static func jpegKinds(_ bytes: [UInt8]) -> [String] {

@@ -19,18 +19,7 @@ public enum Exiftool {
     /// name has a telltale.
     public static func metadata(in paths: [String]) throws -> [String: [String]] {
         guard !paths.isEmpty else { return [:] }
-        guard let executable = ["/usr/bin/exiftool", "/usr/local/bin/exiftool", "/opt/homebrew/bin/exiftool"]
-            .first(where: FileManager.default.isExecutableFile(atPath:)) else { throw Missing() }
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: executable)
-        process.arguments = ["-json", "-G1", "-a", "-s", "-m"] + paths
-        let pipe = Pipe()
-        process.standardOutput = pipe
-        process.standardError = FileHandle.nullDevice
-        try process.run()
-        let data = pipe.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        let files = try JSONSerialization.jsonObject(with: data) as? [[String: Any]] ?? []
+        let files = try tags(in: paths, arguments: ["-G1", "-a", "-s", "-m"])
         var found: [String: [String]] = [:]
         for file in files {
             let path = file["SourceFile"] as? String ?? "?"
@@ -42,5 +31,25 @@ public enum Exiftool {
             }.sorted()
         }
         return found
+    }
+
+    /// One tag's value as ExifTool prints it (`EncodingProcess`: "Progressive DCT, Huffman coding").
+    public static func value(of tag: String, in path: String) throws -> String? {
+        try tags(in: [path], arguments: ["-" + tag]).first?[tag].map { "\($0)" }
+    }
+
+    private static func tags(in paths: [String], arguments: [String]) throws -> [[String: Any]] {
+        guard let executable = ["/usr/bin/exiftool", "/usr/local/bin/exiftool", "/opt/homebrew/bin/exiftool"]
+            .first(where: FileManager.default.isExecutableFile(atPath:)) else { throw Missing() }
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: executable)
+        process.arguments = ["-json"] + arguments + paths
+        let pipe = Pipe()
+        process.standardOutput = pipe
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        let data = pipe.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        return try JSONSerialization.jsonObject(with: data) as? [[String: Any]] ?? []
     }
 }

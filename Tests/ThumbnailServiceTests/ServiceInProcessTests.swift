@@ -97,6 +97,25 @@ final class ServiceInProcessTests: FolderTestCase {
         }
     }
 
+    /// JPEGs are progressive unless the service is started for baseline, which changes their ETags.
+    func testJPEGsAreProgressiveUnlessBaselineIsConfigured() async throws {
+        let grid = path(["pr:grid", "dpr:2"], format: "jpg")
+        let etags = Locked<[String]>([])
+        for progressive in [true, false] {
+            var configuration = configuration()
+            configuration.limits.progressiveJPEG = progressive
+            let file = root + "/grid-\(progressive).jpg"
+            try await withService(configuration) { _, client in
+                let answer = try await client.execute(uri: grid, method: .get) { $0 }
+                try Data(buffer: answer.body).write(to: URL(fileURLWithPath: file))
+                etags.withLock { $0.append(answer.headers[.eTag] ?? "") }
+            }
+            XCTAssertEqual(try Exiftool.value(of: "EncodingProcess", in: file),
+                           progressive ? "Progressive DCT, Huffman coding" : "Baseline DCT, Huffman coding")
+        }
+        XCTAssertEqual(Set(etags.current).count, 2)
+    }
+
     /// Each refusal with its status, where it is found: signature, options, source, method.
     func testRefusalsHaveTheirStatus() async throws {
         try copy("photos/jolla.jpg", to: "page.jpg")

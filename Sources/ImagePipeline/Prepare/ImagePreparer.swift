@@ -36,7 +36,7 @@ public struct ImagePreparer: Sendable {
         var warnings = PhotoShape.problems(width: sized.width, height: sized.height, minEdge: options.shrinkFloor)
         var encodes = 0
         if options.format == .png {
-            let png = try ImageEncoder.encode(sized, as: .png, quality: 100)
+            let png = try ImageEncoder.encode(sized, as: .png, quality: 100, progressive: false)
             if png.count <= options.maxBytes {
                 return EncodedImage(data: png, format: .png, width: sized.width, height: sized.height,
                                     quality: nil, encodes: 1, warnings: warnings, stem: stem)
@@ -45,7 +45,8 @@ public struct ImagePreparer: Sendable {
             encodes = 1
         }
         let budget = BudgetEncoder(format: .jpeg, maxBytes: options.maxBytes,
-                                   qualities: options.minQuality...options.maxQuality, minEdge: options.shrinkFloor)
+                                   qualities: options.minQuality...options.maxQuality, minEdge: options.shrinkFloor,
+                                   progressive: options.progressive)
         let image = try budget.encode(sized)
         return EncodedImage(data: image.data, format: image.format, width: image.width, height: image.height,
                             quality: image.quality, encodes: encodes + image.encodes, warnings: warnings, stem: stem)
@@ -59,7 +60,7 @@ public struct ImagePreparer: Sendable {
             ? decoded : try decoded.fitting(edge: max(encoded.width, encoded.height))
         var curve: [Int: Int] = [:]
         for quality in options.minQuality...options.maxQuality {
-            curve[quality] = try ImageEncoder.encode(final, as: .jpeg, quality: quality).count
+            curve[quality] = try ImageEncoder.encode(final, as: .jpeg, quality: quality, progressive: options.progressive).count
         }
         return curve
     }

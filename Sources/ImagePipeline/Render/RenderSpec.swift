@@ -43,6 +43,8 @@ public struct RenderSpec: Sendable, Hashable, Codable {
     /// When set, no side of the output is larger, whatever the rest asks: a URL with no size, a
     /// forced or one-sided box on a sliver, all fit into it (the service's `--max-output-edge`).
     public var maxEdge: Int?
+    /// JPEGs in progressive scans (see `ImageEncoder`); off for baseline.
+    public var progressive = true
 
     public init(width: Int = 0, height: Int = 0, resizing: Resizing = .fit, gravity: Gravity = .centre,
                 enlarge: Bool = false, format: OutputFormat = .jpeg, quality: Int = 80, maxBytes: Int? = nil) {

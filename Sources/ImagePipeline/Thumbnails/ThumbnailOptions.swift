@@ -28,8 +28,24 @@ public struct ThumbnailOptions: Sendable, Codable, Equatable {
     public var quality = 82
     /// Sources with more pixels than this are refused from their header, as in `prepare`.
     public var maxPixels = PrepareOptions().maxPixels
+    /// Progressive JPEG (see `ImageEncoder`).
+    public var progressive = true
 
     public init() {}
+
+    private enum CodingKeys: String, CodingKey { case variants, scales, crop, format, quality, maxPixels, progressive }
+
+    /// A `thumbs.json` written before `progressive` existed describes baseline JPEGs.
+    public init(from decoder: Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        variants = try container.decode([ThumbnailVariant].self, forKey: .variants)
+        scales = try container.decode([Int].self, forKey: .scales)
+        crop = try container.decode(ThumbnailCrop.self, forKey: .crop)
+        format = try container.decode(OutputFormat.self, forKey: .format)
+        quality = try container.decode(Int.self, forKey: .quality)
+        maxPixels = try container.decode(Int.self, forKey: .maxPixels)
+        progressive = try container.decodeIfPresent(Bool.self, forKey: .progressive) ?? false
+    }
 
     /// Every thumbnail to make, largest first.
     public var sizes: [(variant: String, scale: Int, pixels: Int)] {
@@ -73,14 +89,17 @@ public struct ThumbnailOptions: Sendable, Codable, Equatable {
     /// Changes whenever any thumbnail's bytes would.
     public var fingerprint: String {
         let variantText = variants.map { "\($0.name)=\($0.points)" }.joined(separator: ",")
-        return Fingerprint.hex("thumbs-v1|\(variantText)|\(scales)|\(crop.rawValue)|\(format.rawValue)|\(quality)")
+        return Fingerprint.hex("thumbs-v1|\(variantText)|\(scales)|\(crop.rawValue)|\(format.rawValue)|\(quality)"
+            + (progressive ? "|progressive" : ""))
     }
 
     /// How the largest thumbnail is cut: a square of `pixels` (smaller for a small photo, never
     /// enlarged and still square), or with no crop the whole photo inside that square.
     func spec(pixels: Int) -> RenderSpec {
-        RenderSpec(width: pixels, height: pixels, resizing: crop == .none ? .fit : .fillDown,
-                   gravity: crop == .attention ? .attention : .centre, format: format, quality: quality)
+        var spec = RenderSpec(width: pixels, height: pixels, resizing: crop == .none ? .fit : .fillDown,
+                              gravity: crop == .attention ? .attention : .centre, format: format, quality: quality)
+        spec.progressive = progressive
+        return spec
     }
 
     /// The box a source must be decoded into so the largest thumbnail needs no upscaling.

@@ -37,11 +37,12 @@ struct Prepare: ParsableCommand {
     var thumbQuality = ThumbnailOptions().quality
 
     func validate() throws {
-        if thumbs { _ = try thumbnails.options(format: thumbFormat, quality: thumbQuality, maxPixels: image.maxPixels) }
+        if thumbs { _ = try thumbnails.options(format: thumbFormat, quality: thumbQuality, maxPixels: image.maxPixels, progressive: !image.baselineJPEG) }
     }
 
     func run() throws {
-        let thumbnailOptions = thumbs ? try thumbnails.options(format: thumbFormat, quality: thumbQuality, maxPixels: image.maxPixels) : nil
+        let thumbnailOptions = thumbs
+            ? try thumbnails.options(format: thumbFormat, quality: thumbQuality, maxPixels: image.maxPixels, progressive: !image.baselineJPEG) : nil
         var job = folder.job(prepare: image.prepareOptions, thumbnails: thumbnailOptions)
         // Thumbnails apart from the upload images, so a product folder can be registered as it is.
         if thumbs { job.thumbnailSubfolder = Self.thumbnailSubfolder }

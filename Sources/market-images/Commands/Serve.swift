@@ -97,6 +97,9 @@ struct Serve: AsyncParsableCommand {
     @Flag(help: "Decode JPEGs straight to the output's scale, as thumbor does: faster (BENCHMARKS.md, stages section), softer and blockier.")
     var fastDecode = false
 
+    @Flag(help: "Baseline JPEGs instead of progressive (progressive is a few percent smaller and shows while it loads).")
+    var baselineJPEG = false
+
     @Flag(help: "Answer AVIF to clients whose Accept lists image/avif (before WebP) when the URL names no format; smaller, slower to encode.")
     var autoAvif = false
 
@@ -151,6 +154,7 @@ struct Serve: AsyncParsableCommand {
         configuration.limits.maxPixels = maxPixels
         configuration.limits.draftDecode = fastDecode
         configuration.limits.autoAVIF = autoAvif
+        configuration.limits.progressiveJPEG = !baselineJPEG
         configuration.presets = try presets.reduce(into: [:]) { table, text in
             let parts = text.split(separator: "=", maxSplits: 1).map(String.init)
             guard parts.count == 2, !parts[0].isEmpty else { throw ValidationError("--preset takes NAME=OPTIONS; got \"\(text)\"") }

@@ -35,15 +35,19 @@ struct Thumbs: ParsableCommand {
     @Option(help: "Refuse sources with more pixels than this, read from the header before decoding.")
     var maxPixels = PrepareOptions().maxPixels
 
+    @Flag(help: "Baseline JPEG instead of progressive (progressive is a few percent smaller and shows while it loads).")
+    var baselineJPEG = false
+
     @Flag(help: "List what would be made and pruned; change nothing.")
     var dryRun = false
 
     func validate() throws {
-        _ = try thumbnails.options(format: format, quality: quality, maxPixels: maxPixels)
+        _ = try thumbnails.options(format: format, quality: quality, maxPixels: maxPixels, progressive: !baselineJPEG)
     }
 
     func run() throws {
-        var job = folder.job(prepare: nil, thumbnails: try thumbnails.options(format: format, quality: quality, maxPixels: maxPixels))
+        var job = folder.job(prepare: nil, thumbnails: try thumbnails.options(format: format, quality: quality, maxPixels: maxPixels,
+                                                                               progressive: !baselineJPEG))
         job.dryRun = dryRun
         try folder.execute(job)
     }

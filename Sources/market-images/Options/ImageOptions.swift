@@ -33,8 +33,12 @@ struct ImageOptions: ParsableArguments {
     @Option(help: "Smallest longest-edge a photo may be shrunk to when meeting the byte budget.")
     var minEdge = PrepareOptions().minEdge
 
+    @Flag(help: "Baseline JPEG instead of progressive (progressive is a few percent smaller and shows while it loads).")
+    var baselineJPEG = false
+
     var prepareOptions: PrepareOptions {
         var options = PrepareOptions()
+        options.progressive = !baselineJPEG
         options.maxEdge = maxEdge
         options.maxBytes = maxBytes
         options.minQuality = minQuality

@@ -15,8 +15,9 @@ struct ThumbnailArguments: ParsableArguments {
     @Option(help: "attention (keep the product), centre, or none (fit inside the square, no crop).")
     var crop = ThumbnailCrop.attention
 
-    func options(format: OutputFormat, quality: Int, maxPixels: Int) throws -> ThumbnailOptions {
+    func options(format: OutputFormat, quality: Int, maxPixels: Int, progressive: Bool) throws -> ThumbnailOptions {
         var options = ThumbnailOptions()
+        options.progressive = progressive
         for text in variants {
             let parts = text.split(separator: "=", maxSplits: 1).map(String.init)
             guard parts.count == 2, let points = Int(parts[1]) else {
