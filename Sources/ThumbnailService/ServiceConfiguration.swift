@@ -27,6 +27,12 @@ public struct ServiceConfiguration: Sendable {
     public var sourceStaleIfError = 86_400
     /// Largest size of the source cache (`<cache>/sources`) in bytes.
     public var sourceCacheSize = 1 << 30
+    /// An image served, at the size asked, in place of a source that is missing or fails.
+    public var fallbackImage: String?
+    /// The status sent with the fallback image; nil keeps the failure's own (404, 502, …).
+    public var fallbackStatus: Int?
+    /// `max-age` of a fallback answer: short, since the real image may appear.
+    public var fallbackMaxAge = 60
 
     // Security.
     /// The keys and salts of signed URLs, any of which signs (several while keys are rotated);
@@ -108,6 +114,9 @@ public struct ServiceConfiguration: Sendable {
         check(sourceTTL >= 0, "source-ttl", "must be 0 or more (0 revalidates every request)")
         check(sourceStaleIfError >= 0, "source-stale-if-error", "must be 0 or more")
         check(sourceCacheSize > 0, "source-cache-size", "must be positive")
+        if let fallbackImage { check(FileManager.default.isReadableFile(atPath: fallbackImage), "fallback-image", "\(fallbackImage) cannot be read") }
+        check(fallbackStatus.map { (200...599).contains($0) } ?? true, "fallback-status", "takes an HTTP status, 200 to 599")
+        check(fallbackMaxAge >= 0, "fallback-max-age", "must be 0 or more")
         check(grace >= .zero, "grace", "must be 0 or more")
         check(idleTimeout >= .seconds(1) && idleTimeout <= .seconds(3600), "idle-timeout", "takes 1 to 3600 seconds")
         let files = Self.openFileLimit

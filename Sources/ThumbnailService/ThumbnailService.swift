@@ -26,6 +26,14 @@ public struct ThumbnailService: Sendable {
         let metrics = ServiceMetrics()
         self.metrics = metrics
         connections = ConnectionLimit(maximum: configuration.connectionLimit)
+        let fallback: FallbackImage?
+        do {
+            fallback = try configuration.fallbackImage.map { path throws(ImagePipelineError) in
+                try FallbackImage(path: path, status: configuration.fallbackStatus, maxAge: configuration.fallbackMaxAge)
+            }
+        } catch {
+            throw ServiceConfiguration.Problem(setting: "fallback-image", message: error.description)
+        }
         do {
             let disk = try configuration.cacheFolder.map { folder throws(ImagePipelineError) in
                 try DiskCache(folder: folder, sizeLimit: configuration.cacheSize, clock: configuration.clock)
@@ -49,7 +57,7 @@ public struct ThumbnailService: Sendable {
                 pool: ImageWorkPool(workers: configuration.workers, queueLimit: configuration.queue),
                 caches: OutputCaches(disk: disk, memory: disk != nil && configuration.memoryCache > 0 ? MemoryCache(sizeLimit: configuration.memoryCache) : nil,
                                      logger: logger),
-                metrics: metrics)
+                metrics: metrics, fallback: fallback)
         } catch {
             throw ServiceConfiguration.Problem(setting: configuration.cacheFolder.map { _ in "cache" } ?? "root", message: error.description)
         }

@@ -116,6 +116,47 @@ final class ServiceInProcessTests: FolderTestCase {
         XCTAssertEqual(Set(etags.current).count, 2)
     }
 
+    /// A source that is missing or damaged answers the fallback image at the size and format asked,
+    /// with the failure's status (or the one configured), a short max-age and no ETag, and is never
+    /// cached as the real image: once the photo appears, it is served. A bad URL keeps its 4xx.
+    func testAFailingSourceGetsTheFallbackImageAtTheSizeAsked() async throws {
+        try copy("alpha/Flag_of_the_Netherlands-alpha.png", to: "fallback.png")
+        try Data("not a photo".utf8).write(to: URL(fileURLWithPath: input + "/damaged.jpg"))
+        var configuration = configuration()
+        configuration.fallbackImage = input + "/fallback.png"
+        configuration.cacheFolder = root + "/cache"
+        let missing = path(["pr:list", "dpr:2"], source: "local:///sku-1/later.jpg", format: "jpg")
+        let damagedPath = path(["w:100"], source: "local:///damaged.jpg"), malformedPath = path(["w:abc"], source: "local:///sku-1/later.jpg")
+        let nothing = path(["pr:grid"], source: "local:///nothing.jpg")
+        let input = self.input
+        try await withService(configuration) { _, client in
+            let answer = try await client.execute(uri: missing, method: .get) { $0 }
+            XCTAssertEqual(answer.status, .notFound)
+            XCTAssertEqual(answer.headers[.contentType], "image/jpeg")
+            XCTAssertEqual(answer.headers[.cacheControl], "public, max-age=60")
+            XCTAssertNil(answer.headers[.eTag])
+            let image = try ImageHeader.read(.data(Data(buffer: answer.body)))
+            XCTAssertEqual([image.width, image.height], [160, 160])
+            let damaged = try await client.execute(uri: damagedPath, method: .get) { $0 }
+            XCTAssertEqual(damaged.status, .unsupportedMediaType)
+            XCTAssertTrue(damaged.headers[.contentType]?.hasPrefix("image/") == true)
+            let malformed = try await client.execute(uri: malformedPath, method: .get) { $0 }
+            XCTAssertEqual([malformed.status.code], [400])
+            XCTAssertEqual(malformed.headers[.contentType], "application/json")
+
+            try FileManager.default.copyItem(atPath: input + "/sku-1/IMG_1.jpg", toPath: input + "/sku-1/later.jpg")
+            let real = try await client.execute(uri: missing, method: .get) { $0 }
+            XCTAssertEqual(real.status, .ok)
+            XCTAssertNotNil(real.headers[.eTag])
+            XCTAssertNotEqual(real.body, answer.body)
+        }
+        configuration.fallbackStatus = 200
+        try await withService(configuration) { _, client in
+            let status = try await client.execute(uri: nothing, method: .get) { $0.status }
+            XCTAssertEqual(status, .ok)
+        }
+    }
+
     /// Each refusal with its status, where it is found: signature, options, source, method.
     func testRefusalsHaveTheirStatus() async throws {
         try copy("photos/jolla.jpg", to: "page.jpg")

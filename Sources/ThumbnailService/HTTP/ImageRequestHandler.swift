@@ -17,12 +17,13 @@ struct ImageRequestHandler: Sendable {
     let pool: ImageWorkPool
     let caches: OutputCaches
     let metrics: ServiceMetrics
+    let fallback: FallbackImage?
     private let flight = SingleFlight<EncodedImage>()
 
     init(presets: [String: String], maxAge: Int, signature: SignatureCheck, onlyPresets: Bool, local: LocalSourceRoot?, remote: RemoteSources,
-         processor: ImageProcessor, pool: ImageWorkPool, caches: OutputCaches, metrics: ServiceMetrics) {
+         processor: ImageProcessor, pool: ImageWorkPool, caches: OutputCaches, metrics: ServiceMetrics, fallback: FallbackImage?) {
         (self.presets, self.maxAge, self.signature, self.onlyPresets, self.local, self.remote) = (presets, maxAge, signature, onlyPresets, local, remote)
-        (self.processor, self.pool, self.caches, self.metrics) = (processor, pool, caches, metrics)
+        (self.processor, self.pool, self.caches, self.metrics, self.fallback) = (processor, pool, caches, metrics, fallback)
     }
 
     /// The response, and how the caches were involved (for the access log).
@@ -46,6 +47,17 @@ struct ImageRequestHandler: Sendable {
         } catch {
             throw ServiceFailure(error)
         }
+        do {
+            return try await answer(parsed, to: request)
+        } catch {
+            // 10. A source missing or failing: the fallback image, if there is one, at the size asked.
+            guard let fallback, fallback.covers(error) else { throw error }
+            return try await answer(parsed, to: request, with: fallback, instead: error)
+        }
+    }
+
+    /// Steps 4 to 9: from the source to the image.
+    private func answer(_ parsed: ImageRequestPath, to request: Request) async throws(ServiceFailure) -> (Response, String) {
         // 4. The source: a file opened under the root, or a remote source's record (fresh, revalidated
         //    or downloaded: one origin request per source at a time, none while fresh).
         let source = try await resolve(parsed.source)
@@ -77,16 +89,33 @@ struct ImageRequestHandler: Sendable {
         return (image(output.data, format: output.format, headers: &headers, method: request.method), "miss")
     }
 
-    /// A source known well enough for its ETag and format: a local file, or a remote source's record
-    /// (its bytes are read only to render).
+    /// The fallback image rendered as `parsed` asks, sent with the failure's status (or the one
+    /// configured); its output is never stored under a real ETag.
+    private func answer(_ parsed: ImageRequestPath, to request: Request, with fallback: FallbackImage,
+                        instead failure: ServiceFailure) async throws(ServiceFailure) -> (Response, String) {
+        let (format, negotiated) = processor.format(for: parsed.options, accept: request.headers[.accept], sourceHasAlpha: fallback.hasAlpha)
+        let spec: RenderSpec
+        do { spec = try processor.spec(for: parsed.options, format: format) } catch { throw ServiceFailure(error) }
+        let key = "fallback " + processor.etag(source: "", fingerprint: fallback.digest, options: parsed.options, format: format)
+        let output = try await render(spec, source: .memory(fallback.data, fingerprint: fallback.digest), etag: key)
+        var headers = fallback.headers(negotiated: negotiated)
+        metrics.bytesOut(output.data.count)
+        return (HTTPAnswer.body(output.data, type: output.format.mimeType, headers: &headers, method: request.method,
+                                status: fallback.status ?? failure.status), "fallback")
+    }
+
+    /// A source known well enough for its ETag and format: a local file, a remote source's record
+    /// (its bytes are read only to render), or bytes in memory (the fallback image).
     private enum Resolved: Sendable {
         case local(OpenFile, fingerprint: String, modified: Date)
         case remote(RemoteSource)
+        case memory(Data, fingerprint: String)
 
         var fingerprint: String {
             switch self {
             case .local(_, let fingerprint, _): fingerprint
             case .remote(let source): source.record.sha256
+            case .memory(_, let fingerprint): fingerprint
             }
         }
 
@@ -100,6 +129,7 @@ struct ImageRequestHandler: Sendable {
             switch self {
             case .local(let file, _, _): try ImageHeader.read(.opened(file)).hasAlpha
             case .remote(let source): source.record.hasAlpha
+            case .memory(let data, _): try ImageHeader.read(.data(data)).hasAlpha
             }
         }
     }
@@ -128,6 +158,7 @@ struct ImageRequestHandler: Sendable {
                 let (image, held): (ImageSource, HeldSource?)
                 switch source {
                 case .local(let file, _, _): (image, held) = (.opened(file), nil)
+                case .memory(let data, _): (image, held) = (.data(data), nil)
                 case .remote(let source):
                     let bytes = try await remote.bytes(of: source)
                     (image, held) = (.data(bytes.data), bytes)

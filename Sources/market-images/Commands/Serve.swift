@@ -56,6 +56,15 @@ struct Serve: AsyncParsableCommand {
     @Option(help: "Largest size of the source cache (CACHE/sources) in bytes.")
     var sourceCacheSize = ServiceConfiguration().sourceCacheSize
 
+    @Option(help: ArgumentHelp("An image served, at the size asked, when a source is missing or fails.", valueName: "file"))
+    var fallbackImage: String?
+
+    @Option(help: "The status sent with the fallback image (default: the failure's own, e.g. 404).")
+    var fallbackStatus: Int?
+
+    @Option(help: ArgumentHelp("max-age of a fallback answer, in seconds.", valueName: "seconds"))
+    var fallbackMaxAge = ServiceConfiguration().fallbackMaxAge
+
     @Option(help: "Address and port to listen on (port 0: any free port, printed at start).")
     var bind = "127.0.0.1:8080"
 
@@ -140,6 +149,9 @@ struct Serve: AsyncParsableCommand {
         configuration.sourceTTL = sourceTTL
         configuration.sourceStaleIfError = sourceStaleIfError
         configuration.sourceCacheSize = sourceCacheSize
+        configuration.fallbackImage = fallbackImage
+        configuration.fallbackStatus = fallbackStatus
+        configuration.fallbackMaxAge = fallbackMaxAge
         configuration.keys = try key.load().map { SigningKey(key: $0.key, salt: $0.salt) }
         configuration.signatureSize = signatureSize
         configuration.onlyPresets = onlyPresets
