@@ -172,6 +172,14 @@ static inline int mi_avifsave_buffer(VipsImage *in, void **buf, size_t *len, int
                                 "effort", effort, "strip", TRUE, NULL);
 }
 
+/* `in` on a `width`×`height` canvas at (x, y), the rest filled with `background` (one value per band). */
+static inline int mi_embed(VipsImage *in, VipsImage **out, int x, int y, int width, int height, const double *background, int bands) {
+    VipsArrayDouble *colour = vips_array_double_new(background, bands);
+    int result = vips_embed(in, out, x, y, width, height, "extend", VIPS_EXTEND_BACKGROUND, "background", colour, NULL);
+    vips_area_unref(VIPS_AREA(colour));
+    return result;
+}
+
 static inline int mi_avg(VipsImage *in, double *out) {
     return vips_avg(in, out, NULL);
 }

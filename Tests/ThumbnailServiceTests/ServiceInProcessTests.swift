@@ -157,6 +157,30 @@ final class ServiceInProcessTests: FolderTestCase {
         }
     }
 
+    /// imgproxy's `extend`, `extend_aspect_ratio`, `padding` and `background` in URLs, and the `card`
+    /// preset: sizes as asked (padding scaled by dpr), and malformed values are 400.
+    func testExtendPaddingAndBackgroundInURLs() async throws {
+        let cases: [([String], [Int])] = [
+            (["rs:fit:300:300:0:1", "bg:ff0000"], [300, 300]), (["rs:fit:300:300", "ex:1"], [300, 300]),
+            (["w:100", "pd:10", "dpr:2"], [240, 0]), (["rs:fit:400:100", "exar:1"], [400, 100]), (["pr:card", "dpr:2"], [400, 400]),
+        ]
+        let paths = cases.map { (path($0.0, format: "png"), $0.1) }
+        let refused = [["ex:1:no"], ["bg:zzzzzz"], ["bg:1:2"], ["pd:1:2:3:4:5"], ["pd:2000"]].map { path(["w:100"] + $0) }
+        try await withService(configuration()) { _, client in
+            for (uri, size) in paths {
+                let answer = try await client.execute(uri: uri, method: .get) { $0 }
+                XCTAssertEqual(answer.status, .ok, uri)
+                let image = try ImageHeader.read(.data(Data(buffer: answer.body)))
+                XCTAssertEqual(image.width, size[0], uri)
+                if size[1] > 0 { XCTAssertEqual(image.height, size[1], uri) }
+            }
+            for uri in refused {
+                let status = try await client.execute(uri: uri, method: .get) { $0.status }
+                XCTAssertEqual(status, .badRequest, uri)
+            }
+        }
+    }
+
     /// Each refusal with its status, where it is found: signature, options, source, method.
     func testRefusalsHaveTheirStatus() async throws {
         try copy("photos/jolla.jpg", to: "page.jpg")

@@ -110,6 +110,31 @@ public struct DecodedImage: Sendable {
         }
     }
 
+    /// This image on a canvas of `width`×`height` at (x, y), the rest filled with `colour` (RGB,
+    /// opaque; its mean for a grey image).
+    func embedded(x: Int, y: Int, width: Int, height: Int, colour: [Double]) throws(ImagePipelineError) -> DecodedImage {
+        let box = try [x, y, width, height].map { value throws(ImagePipelineError) in try VipsArgument.int32(value, "padding") }
+        let grey = image.bands - (image.hasAlpha ? 1 : 0) == 1
+        let fill = (grey ? [colour.reduce(0, +) / Double(max(1, colour.count))] : Array(colour.prefix(3))) + (image.hasAlpha ? [255] : [])
+        return try derived { image throws(ImagePipelineError) in
+            try image.then { mi_embed($0, $1, box[0], box[1], box[2], box[3], fill, Int32(fill.count)) }
+        }
+    }
+
+    /// The mean colour of the outermost ring of pixels, as RGB: the background of a product shot on
+    /// a sweep, which padding in it continues (`bg:auto`).
+    func edgeColour() throws(ImagePipelineError) -> [Double] {
+        let strips = [(0, 0, width, 1), (0, height - 1, width, 1), (0, 0, 1, height), (width - 1, 0, 1, height)]
+        var sums = [Double](repeating: 0, count: 3), weight = 0.0
+        for (x, y, w, h) in strips {
+            let means = try image.meanBands(x: x, y: y, width: w, height: h)
+            let rgb = means.count >= 3 ? Array(means.prefix(3)) : [Double](repeating: means.first ?? 255, count: 3)
+            for band in 0..<3 { sums[band] += rgb[band] * Double(w * h) }
+            weight += Double(w * h)
+        }
+        return sums.map { ($0 / weight).rounded() }
+    }
+
     private func derived(_ operation: (VipsImageHandle) throws(ImagePipelineError) -> VipsImageHandle) throws(ImagePipelineError) -> DecodedImage {
         DecodedImage(image: try operation(image).materialized(), source: source)
     }

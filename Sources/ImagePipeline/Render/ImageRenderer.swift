@@ -36,9 +36,34 @@ public struct ImageRenderer: Sendable {
 
     /// The pixels of the output, before encoding, within `maxEdge` whatever the spec asked.
     func resize(_ decoded: DecodedImage) throws(ImagePipelineError) -> DecodedImage {
-        let resized = try resizeAsAsked(decoded)
-        guard let maxEdge = spec.maxEdge else { return resized }
+        let resized = try framed(try resizeAsAsked(decoded))
+        guard let maxEdge = spec.maxEdge, resized.longEdge > maxEdge else { return resized }
         return try resized.fitting(box: (maxEdge, maxEdge), crop: VIPS_INTERESTING_NONE)
+    }
+
+    /// The resized photo extended to the box (or its aspect ratio), centred, and padded, on the
+    /// spec's background: a product shown whole in a square cell instead of cropped.
+    private func framed(_ image: DecodedImage) throws(ImagePipelineError) -> DecodedImage {
+        var (width, height) = (image.width, image.height)
+        if spec.extend {
+            (width, height) = (max(width, spec.width), max(height, spec.height))
+        } else if spec.extendAspectRatio, spec.width > 0, spec.height > 0 {
+            let ratio = Double(spec.width) / Double(spec.height)
+            if Double(width) / Double(height) > ratio {
+                height = Int((Double(width) / ratio).rounded())
+            } else {
+                width = Int((Double(height) * ratio).rounded())
+            }
+        }
+        let padding = spec.padding
+        guard width != image.width || height != image.height || !padding.isZero else { return image }
+        let colour: [Double]
+        switch spec.background {
+        case .colour(let red, let green, let blue): colour = [Double(red), Double(green), Double(blue)]
+        case .edge: colour = try image.edgeColour()
+        }
+        return try image.embedded(x: padding.left + (width - image.width) / 2, y: padding.top + (height - image.height) / 2,
+                                  width: width + padding.left + padding.right, height: height + padding.top + padding.bottom, colour: colour)
     }
 
     private func resizeAsAsked(_ decoded: DecodedImage) throws(ImagePipelineError) -> DecodedImage {

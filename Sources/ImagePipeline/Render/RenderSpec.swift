@@ -43,6 +43,28 @@ public struct RenderSpec: Sendable, Hashable, Codable {
     /// When set, no side of the output is larger, whatever the rest asks: a URL with no size, a
     /// forced or one-sided box on a sliver, all fit into it (the service's `--max-output-edge`).
     public var maxEdge: Int?
+    /// A fit smaller than the box is centred on a canvas of the box's size (imgproxy's `extend`).
+    public var extend = false
+    /// As `extend`, to the box's aspect ratio rather than its size (`extend_aspect_ratio`).
+    public var extendAspectRatio = false
+    /// Pixels added around the output (`padding`), after any extension.
+    public var padding = Padding()
+    /// What extension and padding are filled with.
+    public var background = Background.colour(red: 255, green: 255, blue: 255)
+
+    public struct Padding: Sendable, Hashable, Codable {
+        public var top = 0, right = 0, bottom = 0, left = 0
+        public init(top: Int = 0, right: Int = 0, bottom: Int = 0, left: Int = 0) {
+            (self.top, self.right, self.bottom, self.left) = (top, right, bottom, left)
+        }
+        var isZero: Bool { top == 0 && right == 0 && bottom == 0 && left == 0 }
+    }
+
+    public enum Background: Sendable, Hashable, Codable {
+        case colour(red: Int, green: Int, blue: Int)
+        /// The mean colour of the resized photo's outermost ring of pixels (`bg:auto`).
+        case edge
+    }
     /// JPEGs in progressive scans (see `ImageEncoder`); off for baseline.
     public var progressive = true
 
@@ -74,6 +96,8 @@ public struct RenderSpec: Sendable, Hashable, Codable {
             maxBytes.flatMap { .outOfRange("max_bytes", $0, Self.bytesRange) },
             framing.flatMap { .outOfRange("framing", $0, 1...Self.edgeRange.upperBound) },
             maxEdge.flatMap { .outOfRange("max-output-edge", $0, 1...Self.edgeRange.upperBound) },
+            [padding.top, padding.right, padding.bottom, padding.left].first { !Self.edgeRange.contains($0) }
+                .flatMap { .outOfRange("padding", $0, Self.edgeRange) },
         ].compactMap { $0 }
     }
 

@@ -5,6 +5,8 @@ public enum ThumbnailCrop: String, Sendable, Codable, CaseIterable {
     case centre
     /// No crop: the whole photo fits inside the square box, keeping its aspect ratio.
     case none
+    /// No crop, and the square filled: the whole photo centred on its own edge colour (`bg:auto`).
+    case pad
 }
 
 /// A named thumbnail size in points, made at each of the configured screen scales.
@@ -96,9 +98,10 @@ public struct ThumbnailOptions: Sendable, Codable, Equatable {
     /// How the largest thumbnail is cut: a square of `pixels` (smaller for a small photo, never
     /// enlarged and still square), or with no crop the whole photo inside that square.
     func spec(pixels: Int) -> RenderSpec {
-        var spec = RenderSpec(width: pixels, height: pixels, resizing: crop == .none ? .fit : .fillDown,
+        var spec = RenderSpec(width: pixels, height: pixels, resizing: [.none, .pad].contains(crop) ? .fit : .fillDown,
                               gravity: crop == .attention ? .attention : .centre, format: format, quality: quality)
         spec.progressive = progressive
+        if crop == .pad { (spec.extend, spec.background) = (true, .edge) }
         return spec
     }
 

@@ -70,6 +70,31 @@ enum OptionTable {
             let value = try option.integer(option[0] ?? "", in: ProcessingOptions.sizeRange)
             options.framing = value == 0 ? nil : value
         }, canonical: { options, _, _ in "fr:\(options.framing ?? 0)" }),
+        Definition(names: ["extend", "ex"], apply: { options, option, _, _ throws(ProcessingError) in
+            try option.expect(atMost: 2)
+            options.extend = try option.boolean(option[0] ?? "")
+            if let gravity = option[1], !["", "ce"].contains(gravity) { throw option.invalid(gravity, "ce (extension is centred)") }
+        }, canonical: { options, _, _ in "ex:\(options.extend ? 1 : 0)" }),
+        Definition(names: ["extend_aspect_ratio", "extend_ar", "exar"], apply: { options, option, _, _ throws(ProcessingError) in
+            try option.expect(atMost: 2)
+            options.extendAspectRatio = try option.boolean(option[0] ?? "")
+            if let gravity = option[1], !["", "ce"].contains(gravity) { throw option.invalid(gravity, "ce (extension is centred)") }
+        }, canonical: { options, _, _ in "exar:\(options.extendAspectRatio ? 1 : 0)" }),
+        // CSS's shorthand: one value for every side, two for vertical and horizontal, and so on.
+        Definition(names: ["padding", "pd"], apply: { options, option, _, _ throws(ProcessingError) in
+            guard (1...4).contains(option.arguments.count) else { throw option.invalid(option.arguments.joined(separator: ":"), "1 to 4 sizes") }
+            let sides = try option.arguments.map { value throws(ProcessingError) in try option.integer(value.isEmpty ? "0" : value, in: 0...1024) }
+            let (top, right) = (sides[0], sides.count > 1 ? sides[1] : sides[0])
+            options.padding = [top, right, sides.count > 2 ? sides[2] : top, sides.count > 3 ? sides[3] : right]
+        }, canonical: { options, _, _ in "pd:" + options.padding.map(String.init).joined(separator: ":") }),
+        Definition(names: ["background", "bg"], apply: { options, option, _, _ throws(ProcessingError) in
+            options.background = try ProcessingOptions.background(option)
+        }, canonical: { options, _, _ in
+            switch options.background {
+            case .edge: "bg:auto"
+            case .colour(let red, let green, let blue): "bg:\(red):\(green):\(blue)"
+            }
+        }),
         Definition(names: ["resize", "rs"], apply: { options, option, _, _ throws(ProcessingError) in
             try option.expect(atMost: 5)
             if let type = option[0] { options.resizing = try option.choice(type, RenderSpec.Resizing.self) }

@@ -25,6 +25,14 @@ public struct ProcessingOptions: Sendable, Equatable {
     /// `framing`/`fr` (a market-images extension): cut a square of this many pixels first and fit
     /// the output from it, as `thumbs` does; the `list` and `grid` presets set it.
     public var framing: Int?
+    /// `extend`/`ex`, `extend_aspect_ratio`/`exar`: a fit smaller than the box centred on a canvas
+    /// of the box's size, or of its aspect ratio.
+    public var extend = false
+    public var extendAspectRatio = false
+    /// `padding`/`pd`, in points (scaled by `dpr`): top, right, bottom, left.
+    public var padding = [0, 0, 0, 0]
+    /// `background`/`bg`: what extension and padding are filled with (`auto`: the photo's edge colour).
+    public var background = RenderSpec.Background.colour(red: 255, green: 255, blue: 255)
 
     public init() {}
 
@@ -35,7 +43,9 @@ public struct ProcessingOptions: Sendable, Equatable {
     /// The thumbnail variants and the upload image as presets: `pr:list/dpr:3` asks for the 240 px
     /// square `thumbs` calls `list@3x`, `pr:upload` for what `prepare` makes by default.
     public static let standardPresets: [String: String] = {
-        var presets = ["upload": "rs:fit:\(PrepareOptions().maxEdge):\(PrepareOptions().maxEdge)/mb:\(PrepareOptions().maxBytes)/f:jpg/q:\(PrepareOptions().maxQuality)"]
+        var presets = ["upload": "rs:fit:\(PrepareOptions().maxEdge):\(PrepareOptions().maxEdge)/mb:\(PrepareOptions().maxBytes)/f:jpg/q:\(PrepareOptions().maxQuality)",
+                       // The whole product in a square grid cell, on its own edge colour (`thumbs --crop pad`).
+                       "card": "rs:fit:200:200/ex:1/bg:auto/q:\(ThumbnailOptions().quality)"]
         // Exactly what `thumbs` makes with its defaults: same crop, same master square, same quality,
         // so `pr:list/dpr:3/f:jpg` is byte for byte `list@3x.jpg`.
         let thumbnails = ThumbnailOptions()
@@ -59,7 +69,25 @@ public struct ProcessingOptions: Sendable, Equatable {
         if let value = option[start] { width = try option.integer(value, in: Self.sizeRange) }
         if let value = option[start + 1] { height = try option.integer(value, in: Self.sizeRange) }
         if let value = option[start + 2] { enlarge = try option.boolean(value) }
-        if let value = option[start + 3], try option.boolean(value) { throw option.invalid(value, "false (extend is not supported)") }
+        if let value = option[start + 3] { extend = try option.boolean(value) }
+    }
+
+    /// `bg:R:G:B`, `bg:RRGGBB` or `bg:auto`.
+    static func background(_ option: OptionArguments) throws(ProcessingError) -> RenderSpec.Background {
+        let expected = "R:G:B (0–255 each), a hex colour like ffffff, or auto"
+        switch option.arguments.count {
+        case 1 where option[0] == "auto":
+            return .edge
+        case 1:
+            let hex = option[0] ?? ""
+            guard hex.count == 6, let value = Int(hex, radix: 16) else { throw option.invalid(hex, expected) }
+            return .colour(red: value >> 16 & 255, green: value >> 8 & 255, blue: value & 255)
+        case 3:
+            let rgb = try option.arguments.map { value throws(ProcessingError) in try option.integer(value, in: 0...255) }
+            return .colour(red: rgb[0], green: rgb[1], blue: rgb[2])
+        default:
+            throw option.invalid(option.arguments.joined(separator: ":"), expected)
+        }
     }
 
     static func format(_ name: String) throws(ProcessingError) -> OutputFormat {
@@ -88,6 +116,9 @@ public struct ProcessingOptions: Sendable, Equatable {
         var spec = RenderSpec(width: try pixels(width, "width"), height: try pixels(height, "height"), resizing: resizing,
                               gravity: gravity, enlarge: enlarge, format: format, quality: quality ?? defaultQuality, maxBytes: maxBytes)
         spec.maxEdge = maxOutputEdge
+        (spec.extend, spec.extendAspectRatio, spec.background) = (extend, extendAspectRatio, background)
+        let pad = padding.map { Int((Double($0) * dpr).rounded()) }
+        spec.padding = RenderSpec.Padding(top: pad[0], right: pad[1], bottom: pad[2], left: pad[3])
         if let framing {
             guard framing <= maxOutputEdge else {
                 throw .invalidArgument(option: "framing", value: String(framing), expected: "at most \(maxOutputEdge) pixels")

@@ -12,7 +12,7 @@ struct ThumbnailArguments: ParsableArguments {
     @Option(help: "Screen scales, comma-separated; each variant is made at POINTS × scale pixels.")
     var scales = "2,3"
 
-    @Option(help: "attention (keep the product), centre, or none (fit inside the square, no crop).")
+    @Option(help: "attention (keep the product), centre, none (fit inside the square, no crop), or pad (fit, then fill the square with the photo's edge colour).")
     var crop = ThumbnailCrop.attention
 
     func options(format: OutputFormat, quality: Int, maxPixels: Int, progressive: Bool) throws -> ThumbnailOptions {

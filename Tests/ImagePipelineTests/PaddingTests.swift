@@ -1,0 +1,77 @@
+import Foundation
+import TestSupport
+import XCTest
+@testable import ImagePipeline
+
+/// Extension, padding and background, judged by pixels: the output is exactly the box, the padding
+/// is the background colour, and the whole product is inside.
+final class PaddingTests: XCTestCase {
+    private let photo = Fixture.path("photos/jolla.jpg")
+
+    private func render(_ configure: (inout RenderSpec) -> Void) throws -> DecodedImage {
+        var spec = RenderSpec(width: 300, height: 300, resizing: .fit, format: .png)
+        configure(&spec)
+        let output = try ImageRenderer(spec: spec).render(.file(photo), maxPixels: .max)
+        return try DecodedImage.decode(.data(output.data), maxPixels: .max) { _ in (4096, 4096) }
+    }
+
+    func testExtendCentresTheWholePhotoOnTheBackground() throws {
+        let source = try DecodedImage.decode(file: photo, maxPixels: .max) { _ in (300, 300) }
+        XCTAssertGreaterThan(source.width, source.height, "a landscape photo, so the square has bands above and below")
+        let image = try render { spec in
+            spec.extend = true
+            spec.background = .colour(red: 255, green: 0, blue: 0)
+        }
+        XCTAssertEqual([image.width, image.height], [300, 300])
+        let band = (300 - source.height) / 2
+        for y in [0, 299 - band + 2] {
+            XCTAssertEqual(try image.image.meanBands(x: 0, y: y, width: 300, height: band - 2).map { $0.rounded() }, [255, 0, 0], "row \(y)")
+        }
+        let middle = try image.image.meanBands(x: 0, y: band + 2, width: 300, height: source.height - 4)
+        XCTAssertNotEqual(middle.map { $0.rounded() }, [255, 0, 0], "the photo itself, whole, in the middle")
+        XCTAssertEqual(try source.image.meanBands(x: 0, y: 0, width: source.width, height: source.height).map { $0.rounded() },
+                       middle.map { $0.rounded() }, accuracy: 3)
+    }
+
+    func testPaddingAspectRatioAndTheEdgeColour() throws {
+        let padded = try render { spec in
+            (spec.width, spec.height) = (200, 0)
+            spec.padding = RenderSpec.Padding(top: 10, right: 20, bottom: 30, left: 40)
+            spec.background = .colour(red: 0, green: 0, blue: 255)
+        }
+        let fitted = try DecodedImage.decode(file: photo, maxPixels: .max) { _ in (200, DecodedImage.unbounded) }
+        XCTAssertEqual([padded.width, padded.height], [200 + 60, fitted.height + 40])
+        XCTAssertEqual(try padded.image.meanBands(x: 0, y: 0, width: 40, height: padded.height).map { $0.rounded() }, [0, 0, 255])
+
+        let wide = try render { spec in
+            (spec.width, spec.height) = (400, 100)
+            spec.extendAspectRatio = true
+        }
+        XCTAssertEqual(Double(wide.width) / Double(wide.height), 4, accuracy: 0.02)
+
+        let edge = try render { spec in
+            spec.extend = true
+            spec.background = .edge
+        }
+        let ring = try render { spec in spec.extend = false }.edgeColour()
+        XCTAssertEqual(try edge.image.meanBands(x: 0, y: 0, width: 300, height: 10).map { $0.rounded() }, ring, accuracy: 1,
+                       "bg:auto continues the photo's own edge")
+    }
+
+    /// `thumbs --crop pad`: every variant a full square, the photo whole inside, on its edge colour.
+    func testThumbsPadFillsTheSquareWithTheWholePhoto() throws {
+        let out = try temporaryFolder(self)
+        let result = try CommandLineTool.run(["thumbs", photo, "--out", out, "--crop", "pad"])
+        XCTAssertEqual(result.status, 0, result.stderr)
+        for name in ["jolla.list@2x.jpg", "jolla.grid@3x.jpg"] {
+            let image = try DecodedImage.decode(file: out + "/" + name, maxPixels: .max) { _ in (4096, 4096) }
+            XCTAssertEqual(image.width, image.height, name)
+            XCTAssertEqual(image.width, name.contains("list") ? 160 : 600, name)
+        }
+    }
+}
+
+private func XCTAssertEqual(_ a: [Double], _ b: [Double], accuracy: Double, _ message: String = "", file: StaticString = #filePath, line: UInt = #line) {
+    XCTAssertEqual(a.count, b.count, message, file: file, line: line)
+    for (x, y) in zip(a, b) { XCTAssertEqual(x, y, accuracy: accuracy, message, file: file, line: line) }
+}
