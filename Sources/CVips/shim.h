@@ -180,6 +180,15 @@ static inline int mi_embed(VipsImage *in, VipsImage **out, int x, int y, int wid
     return result;
 }
 
+/* The bounding box of what differs from `background` by more than `threshold`. */
+static inline int mi_find_trim(VipsImage *in, int *left, int *top, int *width, int *height, double threshold,
+                               const double *background, int bands) {
+    VipsArrayDouble *colour = vips_array_double_new(background, bands);
+    int result = vips_find_trim(in, left, top, width, height, "threshold", threshold, "background", colour, NULL);
+    vips_area_unref(VIPS_AREA(colour));
+    return result;
+}
+
 static inline int mi_avg(VipsImage *in, double *out) {
     return vips_avg(in, out, NULL);
 }

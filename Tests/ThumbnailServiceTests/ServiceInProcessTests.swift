@@ -163,9 +163,10 @@ final class ServiceInProcessTests: FolderTestCase {
         let cases: [([String], [Int])] = [
             (["rs:fit:300:300:0:1", "bg:ff0000"], [300, 300]), (["rs:fit:300:300", "ex:1"], [300, 300]),
             (["w:100", "pd:10", "dpr:2"], [240, 0]), (["rs:fit:400:100", "exar:1"], [400, 100]), (["pr:card", "dpr:2"], [400, 400]),
+            (["rs:fill:100:100", "t:10:ffffff:1:0"], [100, 100]),
         ]
         let paths = cases.map { (path($0.0, format: "png"), $0.1) }
-        let refused = [["ex:1:no"], ["bg:zzzzzz"], ["bg:1:2"], ["pd:1:2:3:4:5"], ["pd:2000"]].map { path(["w:100"] + $0) }
+        let refused = [["ex:1:no"], ["bg:zzzzzz"], ["bg:1:2"], ["pd:1:2:3:4:5"], ["pd:2000"], ["t:300"], ["t:10:red"]].map { path(["w:100"] + $0) }
         try await withService(configuration()) { _, client in
             for (uri, size) in paths {
                 let answer = try await client.execute(uri: uri, method: .get) { $0 }

@@ -121,6 +121,33 @@ public struct DecodedImage: Sendable {
         }
     }
 
+    /// This image without a uniform border: what differs from `colour` (RGB; nil: the edge colour)
+    /// by more than `threshold`, with the margins cut equally on each side when asked. A uniform
+    /// image is left whole.
+    func trimmed(threshold: Double, colour: [Double]?, equalHorizontal: Bool = false, equalVertical: Bool = false) throws(ImagePipelineError) -> DecodedImage {
+        let rgb: [Double]
+        if let colour { rgb = colour } else { rgb = try edgeColour() }
+        let grey = image.bands - (image.hasAlpha ? 1 : 0) == 1
+        let background = grey ? [rgb.reduce(0, +) / 3] : rgb
+        let flat = image.hasAlpha ? try image.then { mi_extract_band($0, $1, 0, Int32(background.count)) } : image
+        var (left, top, width, height): (Int32, Int32, Int32, Int32) = (0, 0, 0, 0)
+        guard mi_find_trim(flat.pointer, &left, &top, &width, &height, threshold, background, Int32(background.count)) == 0 else {
+            throw .processingFailed(detail: VipsErrorLog.take(for: image.origin))
+        }
+        guard width > 0, height > 0 else { return self }
+        var (x, y, w, h) = (Int(left), Int(top), Int(width), Int(height))
+        if equalHorizontal {
+            let margin = min(x, self.width - x - w)
+            (x, w) = (margin, self.width - 2 * margin)
+        }
+        if equalVertical {
+            let margin = min(y, self.height - y - h)
+            (y, h) = (margin, self.height - 2 * margin)
+        }
+        guard (x, y, w, h) != (0, 0, self.width, self.height) else { return self }
+        return try cropped(x: x, y: y, width: w, height: h)
+    }
+
     /// The mean colour of the outermost ring of pixels, as RGB: the background of a product shot on
     /// a sweep, which padding in it continues (`bg:auto`).
     func edgeColour() throws(ImagePipelineError) -> [Double] {

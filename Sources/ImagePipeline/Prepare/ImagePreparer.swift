@@ -26,12 +26,15 @@ public struct ImagePreparer: Sendable {
     }
 
     public func decode(_ source: ImageSource) throws(ImagePipelineError) -> DecodedImage {
-        try DecodedImage.decode(source, maxPixels: options.maxPixels) { _ in (options.maxEdge, options.maxEdge) }
+        // A border to trim leaves less than the box: decode at twice it, so what remains still fills it.
+        let edge = options.trim ? options.maxEdge * 2 : options.maxEdge
+        return try DecodedImage.decode(source, maxPixels: options.maxPixels) { _ in (edge, edge) }
     }
 
     /// Encodes any decoded image, fitting it inside `maxEdge` first when it is larger (a decode made
     /// for bigger thumbnails, say).
     public func encode(_ decoded: DecodedImage, stem: String) throws(ImagePipelineError) -> EncodedImage {
+        let decoded = options.trim ? try decoded.trimmed(threshold: RenderSpec.Trim().threshold, colour: nil) : decoded
         let sized = decoded.longEdge > options.maxEdge ? try decoded.fitting(edge: options.maxEdge) : decoded
         var warnings = PhotoShape.problems(width: sized.width, height: sized.height, minEdge: options.shrinkFloor)
         var encodes = 0

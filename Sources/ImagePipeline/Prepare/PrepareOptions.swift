@@ -18,6 +18,9 @@ public struct PrepareOptions: Sendable, Equatable, Codable {
     /// Progressive JPEG: 2–4% smaller on the corpus, so a higher quality under the budget on some
     /// photos (BENCHMARKS.md); the OpenMarket servers store the bytes as sent.
     public var progressive = true
+    /// Cut a uniform border (a white sweep) before fitting; off by default, since it changes what
+    /// the seller uploads.
+    public var trim = false
 
     public init() {}
 
@@ -59,6 +62,6 @@ public struct PrepareOptions: Sendable, Equatable, Codable {
     /// incremental run redoes an image exactly when its result would differ.
     public var fingerprint: String {
         Fingerprint.hex("prepare-v1|\(maxEdge)|\(maxBytes)|\(minQuality)|\(maxQuality)|\(format.rawValue)|\(shrinkFloor)"
-            + (progressive ? "|progressive" : ""))
+            + (progressive ? "|progressive" : "") + (trim ? "|trim" : ""))
     }
 }

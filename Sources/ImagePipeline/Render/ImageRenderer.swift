@@ -36,9 +36,18 @@ public struct ImageRenderer: Sendable {
 
     /// The pixels of the output, before encoding, within `maxEdge` whatever the spec asked.
     func resize(_ decoded: DecodedImage) throws(ImagePipelineError) -> DecodedImage {
-        let resized = try framed(try resizeAsAsked(decoded))
+        let resized = try framed(try resizeAsAsked(try trimmed(decoded)))
         guard let maxEdge = spec.maxEdge, resized.longEdge > maxEdge else { return resized }
         return try resized.fitting(box: (maxEdge, maxEdge), crop: VIPS_INTERESTING_NONE)
+    }
+
+    private func trimmed(_ decoded: DecodedImage) throws(ImagePipelineError) -> DecodedImage {
+        guard let trim = spec.trim else { return decoded }
+        let colour: [Double]? = switch trim.colour {
+        case .colour(let red, let green, let blue): [Double(red), Double(green), Double(blue)]
+        case .edge: nil
+        }
+        return try decoded.trimmed(threshold: trim.threshold, colour: colour, equalHorizontal: trim.equalHorizontal, equalVertical: trim.equalVertical)
     }
 
     /// The resized photo extended to the box (or its aspect ratio), centred, and padded, on the

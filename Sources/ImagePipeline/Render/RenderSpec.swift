@@ -51,6 +51,21 @@ public struct RenderSpec: Sendable, Hashable, Codable {
     public var padding = Padding()
     /// What extension and padding are filled with.
     public var background = Background.colour(red: 255, green: 255, blue: 255)
+    /// A uniform border cut off before resizing (imgproxy's `trim`), so a product shot on a sweep
+    /// fills its box.
+    public var trim: Trim?
+
+    public struct Trim: Sendable, Hashable, Codable {
+        /// How far from the border colour a pixel may be and still count as border (0–255).
+        public var threshold = 10.0
+        /// The border's colour; `.edge` reads it from the photo's outermost ring.
+        public var colour = Background.edge
+        public var equalHorizontal = false
+        public var equalVertical = false
+        public init(threshold: Double = 10, colour: Background = .edge, equalHorizontal: Bool = false, equalVertical: Bool = false) {
+            (self.threshold, self.colour, self.equalHorizontal, self.equalVertical) = (threshold, colour, equalHorizontal, equalVertical)
+        }
+    }
 
     public struct Padding: Sendable, Hashable, Codable {
         public var top = 0, right = 0, bottom = 0, left = 0
@@ -109,6 +124,14 @@ public struct RenderSpec: Sendable, Hashable, Codable {
     /// The box a source must be decoded into so that no output pixel needs upscaling: a crop or a
     /// forced size needs both sides at least the box, a fit only the constraining one.
     public func decodeBox(uprightWidth: Int, uprightHeight: Int) -> (width: Int, height: Int) {
+        if trim != nil {
+            // What remains after the border is cut must still cover the box: decode at twice it.
+            var untrimmed = self
+            untrimmed.trim = nil
+            let box = untrimmed.decodeBox(uprightWidth: uprightWidth, uprightHeight: uprightHeight)
+            let twice = { (side: Int) in side >= DecodedImage.unbounded / 2 ? side : side * 2 }
+            return (twice(box.width), twice(box.height))
+        }
         if let framing {
             return RenderSpec(width: framing, height: framing, resizing: .fillDown).decodeBox(uprightWidth: uprightWidth, uprightHeight: uprightHeight)
         }

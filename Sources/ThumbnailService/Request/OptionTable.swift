@@ -95,6 +95,25 @@ enum OptionTable {
             case .colour(let red, let green, let blue): "bg:\(red):\(green):\(blue)"
             }
         }),
+        Definition(names: ["trim", "t"], apply: { options, option, _, _ throws(ProcessingError) in
+            try option.expect(atMost: 4)
+            let threshold = try option.integer(option[0] ?? "", in: 0...255)
+            guard threshold > 0 else { return options.trim = nil }
+            var trim = RenderSpec.Trim(threshold: Double(threshold))
+            if let colour = option[1], !colour.isEmpty {
+                trim.colour = try ProcessingOptions.background(OptionArguments(name: option.name, arguments: [colour]))
+            }
+            if let value = option[2], !value.isEmpty { trim.equalHorizontal = try option.boolean(value) }
+            if let value = option[3], !value.isEmpty { trim.equalVertical = try option.boolean(value) }
+            options.trim = trim
+        }, canonical: { options, _, _ in
+            guard let trim = options.trim else { return "t:0" }
+            let colour = switch trim.colour {
+            case .edge: "auto"
+            case .colour(let red, let green, let blue): "\(red).\(green).\(blue)"
+            }
+            return "t:\(Int(trim.threshold)):\(colour):\(trim.equalHorizontal ? 1 : 0):\(trim.equalVertical ? 1 : 0)"
+        }),
         Definition(names: ["resize", "rs"], apply: { options, option, _, _ throws(ProcessingError) in
             try option.expect(atMost: 5)
             if let type = option[0] { options.resizing = try option.choice(type, RenderSpec.Resizing.self) }

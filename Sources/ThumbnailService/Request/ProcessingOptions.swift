@@ -33,6 +33,8 @@ public struct ProcessingOptions: Sendable, Equatable {
     public var padding = [0, 0, 0, 0]
     /// `background`/`bg`: what extension and padding are filled with (`auto`: the photo's edge colour).
     public var background = RenderSpec.Background.colour(red: 255, green: 255, blue: 255)
+    /// `trim`/`t:threshold:colour:equal_hor:equal_ver`: a uniform border cut first.
+    public var trim: RenderSpec.Trim?
 
     public init() {}
 
@@ -116,7 +118,7 @@ public struct ProcessingOptions: Sendable, Equatable {
         var spec = RenderSpec(width: try pixels(width, "width"), height: try pixels(height, "height"), resizing: resizing,
                               gravity: gravity, enlarge: enlarge, format: format, quality: quality ?? defaultQuality, maxBytes: maxBytes)
         spec.maxEdge = maxOutputEdge
-        (spec.extend, spec.extendAspectRatio, spec.background) = (extend, extendAspectRatio, background)
+        (spec.extend, spec.extendAspectRatio, spec.background, spec.trim) = (extend, extendAspectRatio, background, trim)
         let pad = padding.map { Int((Double($0) * dpr).rounded()) }
         spec.padding = RenderSpec.Padding(top: pad[0], right: pad[1], bottom: pad[2], left: pad[3])
         if let framing {

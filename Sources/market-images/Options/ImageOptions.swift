@@ -36,9 +36,13 @@ struct ImageOptions: ParsableArguments {
     @Flag(help: "Baseline JPEG instead of progressive (progressive is a few percent smaller and shows while it loads).")
     var baselineJPEG = false
 
+    @Flag(help: "Cut a uniform border (a white sweep) off each photo before fitting it; changes what is uploaded.")
+    var trim = false
+
     var prepareOptions: PrepareOptions {
         var options = PrepareOptions()
         options.progressive = !baselineJPEG
+        options.trim = trim
         options.maxEdge = maxEdge
         options.maxBytes = maxBytes
         options.minQuality = minQuality
