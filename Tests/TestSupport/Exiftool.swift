@@ -41,15 +41,7 @@ public enum Exiftool {
     private static func tags(in paths: [String], arguments: [String]) throws -> [[String: Any]] {
         guard let executable = ["/usr/bin/exiftool", "/usr/local/bin/exiftool", "/opt/homebrew/bin/exiftool"]
             .first(where: FileManager.default.isExecutableFile(atPath:)) else { throw Missing() }
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: executable)
-        process.arguments = ["-json"] + arguments + paths
-        let pipe = Pipe()
-        process.standardOutput = pipe
-        process.standardError = FileHandle.nullDevice
-        try process.run()
-        let data = pipe.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
+        let data = try ProcessOutput.run(executable, ["-json"] + arguments + paths)
         return try JSONSerialization.jsonObject(with: data) as? [[String: Any]] ?? []
     }
 }

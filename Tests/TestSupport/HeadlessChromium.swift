@@ -29,20 +29,11 @@ public enum HeadlessChromium {
     private static func run(_ arguments: [String], url: URL, width: Int, height: Int, scale: Int) throws -> Data {
         let profile = FileManager.default.temporaryDirectory.appendingPathComponent("chromium-\(UUID().uuidString)").path
         defer { try? FileManager.default.removeItem(atPath: profile) }
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: try executable)
         // --no-sandbox: the tests run as root in CI. The virtual time budget lets the page's images
         // and script finish before the DOM or the screenshot is taken.
-        process.arguments = ["--headless", "--no-sandbox", "--disable-gpu", "--hide-scrollbars", "--no-first-run",
-                             "--user-data-dir=\(profile)", "--window-size=\(width),\(height)", "--force-device-scale-factor=\(scale)",
-                             "--virtual-time-budget=15000"] + arguments + [url.absoluteString]
-        process.currentDirectoryURL = URL(fileURLWithPath: NSTemporaryDirectory())
-        let output = Pipe()
-        process.standardOutput = output
-        process.standardError = FileHandle.nullDevice
-        try process.run()
-        let data = output.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return data
+        let flags = ["--headless", "--no-sandbox", "--disable-gpu", "--hide-scrollbars", "--no-first-run",
+                     "--user-data-dir=\(profile)", "--window-size=\(width),\(height)", "--force-device-scale-factor=\(scale)",
+                     "--virtual-time-budget=15000"]
+        return try ProcessOutput.run(try executable, flags + arguments + [url.absoluteString], directory: NSTemporaryDirectory())
     }
 }
