@@ -189,6 +189,11 @@ static inline int mi_find_trim(VipsImage *in, int *left, int *top, int *width, i
     return result;
 }
 
+/* An opaque alpha band added. */
+static inline int mi_add_alpha(VipsImage *in, VipsImage **out) {
+    return vips_bandjoin_const1(in, out, 255, NULL);
+}
+
 static inline int mi_avg(VipsImage *in, double *out) {
     return vips_avg(in, out, NULL);
 }

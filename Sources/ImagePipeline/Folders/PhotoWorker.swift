@@ -45,7 +45,7 @@ struct PhotoWorker: Sendable {
                 outcome.thumbnails = made.map(\.0)
                 try records.recordThumbnails(ThumbnailIndex.Entry(
                     source: photo.path, sourceFingerprint: fingerprint, settingsFingerprint: options.fingerprint,
-                    product: photo.product, thumbnails: outcome.thumbnails))
+                    product: photo.product, thumbnails: outcome.thumbnails, placeholder: try decoded.placeholder()))
             }
         } catch {
             if case .outputUnavailable = error { throw error }

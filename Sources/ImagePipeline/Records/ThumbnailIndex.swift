@@ -11,6 +11,8 @@ public struct ThumbnailIndex: JSONDocument, Sendable, Equatable {
         public var settingsFingerprint: String
         public var product: String
         public var thumbnails: [Thumbnail]
+        /// What a cell shows while a thumbnail loads; absent in indexes written before it existed.
+        public var placeholder: Placeholder?
     }
 
     public var version = 1
