@@ -182,6 +182,39 @@ final class ServiceInProcessTests: FolderTestCase {
         }
     }
 
+    /// Info URLs (imgproxy's `/info/…`), signed as images are or unsigned with presets only: the
+    /// upright size, orientation, aspect ratio, dominant colour and ThumbHash, with an ETag.
+    func testInfoURLsDescribeTheSourceAndItsPlaceholder() async throws {
+        try copy("orientation/Landscape_6.jpg", to: "sideways.jpg")
+        let builder = ThumbnailURLBuilder(service: URL(string: "http://service.test")!, signer: signer)
+        let signed = try XCTUnwrap(builder.infoURL(for: URL(string: "local:///sideways.jpg")!)).path
+        var presetsOnly = configuration()
+        (presetsOnly.keys, presetsOnly.onlyPresets) = ([], true)
+        let unsigned = try XCTUnwrap(ThumbnailURLBuilder(service: URL(string: "http://service.test")!).infoURL(for: URL(string: "local:///sku-1/IMG_1.jpg")!)).path
+        XCTAssertTrue(unsigned.hasPrefix("/info/insecure/"), unsigned)
+        try await withService(configuration()) { _, client in
+            let answer = try await client.execute(uri: signed, method: .get) { $0 }
+            XCTAssertEqual(answer.status, .ok, String(buffer: answer.body))
+            XCTAssertEqual(answer.headers[.contentType], "application/json")
+            let info = try XCTUnwrap(try JSONSerialization.jsonObject(with: Data(buffer: answer.body)) as? [String: Any])
+            XCTAssertEqual(info["format"] as? String, "jpeg")
+            XCTAssertEqual(info["orientation"] as? Int, 6)
+            let (width, height) = (try XCTUnwrap(info["width"] as? Int), try XCTUnwrap(info["height"] as? Int))
+            XCTAssertEqual(info["aspectRatio"] as? Double ?? 0, Double(width) / Double(height), accuracy: 0.001)
+            XCTAssertGreaterThan(width, height, "upright, the sideways photo is a landscape")
+            XCTAssertEqual((info["thumbHash"] as? String).flatMap { Data(base64Encoded: $0) }.map { $0.count >= 5 }, true)
+            let etag = try XCTUnwrap(answer.headers[.eTag])
+            let again = try await client.execute(uri: signed, method: .get, headers: [.ifNoneMatch: etag]) { $0.status }
+            XCTAssertEqual(again, .notModified)
+            let forged = try await client.execute(uri: "/info/AAAA" + signed.dropFirst("/info/".count).drop { $0 != "/" }, method: .get) { $0.status }
+            XCTAssertEqual(forged, .forbidden)
+        }
+        try await withService(presetsOnly) { _, client in
+            let status = try await client.execute(uri: unsigned, method: .get) { $0.status }
+            XCTAssertEqual(status, .ok)
+        }
+    }
+
     /// Each refusal with its status, where it is found: signature, options, source, method.
     func testRefusalsHaveTheirStatus() async throws {
         try copy("photos/jolla.jpg", to: "page.jpg")

@@ -21,6 +21,16 @@ public struct ThumbnailURLBuilder: Sendable {
         url(source: image.absoluteString, preset: preset, scale: scale, format: format, cacheBuster: cacheBuster)
     }
 
+    /// The info URL of an image (`/info/…`, imgproxy's form): JSON with its upright size, aspect
+    /// ratio, dominant colour and ThumbHash, for a cell to draw before the thumbnail arrives. The app
+    /// decodes the ThumbHash itself; nothing here decodes images.
+    public func infoURL(for image: URL) -> URL? {
+        var base = service.absoluteString
+        while base.hasSuffix("/") { base.removeLast() }
+        let source = image.absoluteString
+        return URL(string: base + "/info" + (signer?.signedPath(options: [], source: source) ?? "/insecure" + ThumbnailURLSigner.path(options: [], source: source)))
+    }
+
     /// The same for any source the service takes (`local:///…` included).
     public func url(source: String, preset: String, scale: Int, format: String? = nil, cacheBuster: String? = nil) -> URL? {
         let options = ["pr:\(preset)", "dpr:\(min(max(scale, 1), 4))"] + (cacheBuster.map { ["cb:\($0)"] } ?? [])

@@ -32,8 +32,10 @@ struct ImageRequestHandler: Sendable {
         guard request.method == .get || request.method == .head else {
             throw ServiceFailure(status: .methodNotAllowed, error: "method-not-allowed", detail: "only GET and HEAD")
         }
-        // 2. The signature, before anything in the path is parsed or any source touched.
-        let trimmed = request.uri.path.dropFirst()
+        // 2. The signature, before anything in the path is parsed or any source touched. An info URL
+        //    (`/info/{signature}/…`, imgproxy's) is signed as an image URL is.
+        let info = request.uri.path.hasPrefix("/info/")
+        let trimmed = request.uri.path.dropFirst(info ? "/info/".count : 1)
         guard let slash = trimmed.firstIndex(of: "/"), slash > trimmed.startIndex else {
             throw ServiceFailure(status: .notFound, error: "not-found", detail: "expected /{signature}/{options}/{source}")
         }
@@ -47,6 +49,7 @@ struct ImageRequestHandler: Sendable {
         } catch {
             throw ServiceFailure(error)
         }
+        if info { return try await describe(parsed, to: request) }
         do {
             return try await answer(parsed, to: request)
         } catch {
@@ -87,6 +90,42 @@ struct ImageRequestHandler: Sendable {
         // 9. Kept for the next request, and sent.
         caches.store(output, etag: etag)
         return (image(output.data, format: output.format, headers: &headers, method: request.method), "miss")
+    }
+
+    /// An info URL's answer: the source's format and upright size, and what a cell shows before the
+    /// image loads (`Placeholder`), as JSON, with an ETag of the source's fingerprint.
+    private func describe(_ parsed: ImageRequestPath, to request: Request) async throws(ServiceFailure) -> (Response, String) {
+        let source = try await resolve(parsed.source)
+        let etag = "\"" + Fingerprint.hex("info\n" + parsed.source + "\n" + source.fingerprint) + "\""
+        var headers = HTTPAnswer.imageHeaders(etag: etag, maxAge: maxAge, negotiated: false, modified: source.modified)
+        if HTTPAnswer.matches(request.headers[.ifNoneMatch], etag: etag) {
+            return (Response(status: .notModified, headers: headers), "revalidated")
+        }
+        let (image, held) = try await bytes(of: source)
+        let maxPixels = processor.limits.maxPixels
+        let described: SourceInfo
+        do {
+            described = try await pool.run { () throws(ImagePipelineError) in
+                try withExtendedLifetime(held) { () throws(ImagePipelineError) in try SourceInfo(image, maxPixels: maxPixels) }
+            }
+        } catch {
+            throw ServiceFailure(error)
+        }
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        let body = (try? encoder.encode(described)) ?? Data()
+        return (HTTPAnswer.body(body, type: "application/json", headers: &headers, method: request.method), "info")
+    }
+
+    /// The source as the renderer reads it, and what holds a remote source's slot meanwhile.
+    private func bytes(of source: Resolved) async throws(ServiceFailure) -> (ImageSource, HeldSource?) {
+        switch source {
+        case .local(let file, _, _): return (.opened(file), nil)
+        case .memory(let data, _): return (.data(data), nil)
+        case .remote(let source):
+            let bytes = try await remote.bytes(of: source)
+            return (.data(bytes.data), bytes)
+        }
     }
 
     /// The fallback image rendered as `parsed` asks, sent with the failure's status (or the one
@@ -152,17 +191,10 @@ struct ImageRequestHandler: Sendable {
     private func render(_ spec: RenderSpec, source: Resolved, etag: String) async throws(ServiceFailure) -> EncodedImage {
         let (maxPixels, draft) = (processor.limits.maxPixels, processor.limits.draftDecode)
         do {
-            return try await flight.run(etag) { [pool, metrics, remote] in
+            return try await flight.run(etag) { [self] in
                 let started = ContinuousClock.now
                 // A remote source's bytes are held (in a slot) only while its outputs are rendered.
-                let (image, held): (ImageSource, HeldSource?)
-                switch source {
-                case .local(let file, _, _): (image, held) = (.opened(file), nil)
-                case .memory(let data, _): (image, held) = (.data(data), nil)
-                case .remote(let source):
-                    let bytes = try await remote.bytes(of: source)
-                    (image, held) = (.data(bytes.data), bytes)
-                }
+                let (image, held) = try await bytes(of: source)
                 let output = try await pool.run { () throws(ImagePipelineError) in
                     try withExtendedLifetime(held) { () throws(ImagePipelineError) in
                         try ImageRenderer(spec: spec).render(image, maxPixels: maxPixels, draft: draft)

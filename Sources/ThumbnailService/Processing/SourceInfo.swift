@@ -1,0 +1,26 @@
+import Foundation
+import ImagePipeline
+
+/// What an info URL answers (imgproxy's `/info`, with the placeholder fields of its Pro version):
+/// the source's format and upright size, and the aspect ratio, dominant colour and ThumbHash a
+/// list cell shows while the image loads.
+struct SourceInfo: Encodable, Sendable {
+    var format: String
+    /// Upright: EXIF orientation applied, as every output is.
+    var width: Int
+    var height: Int
+    var orientation: Int
+    var aspectRatio: Double
+    var dominantColour: String
+    var thumbHash: String
+
+    /// Reads the header, then decodes at ThumbHash size (shrink-on-load keeps that cheap).
+    init(_ source: ImageSource, maxPixels: Int) throws(ImagePipelineError) {
+        let header = try ImageHeader.read(source)
+        let small = try DecodedImage.decode(source, maxPixels: maxPixels) { _ in (ThumbHash.maxSide, ThumbHash.maxSide) }
+        let placeholder = try small.placeholder()
+        (format, width, height, orientation) = (header.format.lowercased(), header.uprightWidth, header.uprightHeight, header.orientation)
+        aspectRatio = Double(header.uprightWidth) / Double(header.uprightHeight)
+        (dominantColour, thumbHash) = (placeholder.dominantColour, placeholder.thumbHash)
+    }
+}
