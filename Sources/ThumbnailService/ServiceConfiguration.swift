@@ -105,6 +105,7 @@ public struct ServiceConfiguration: Sendable {
         check((16...16_384).contains(limits.maxOutputEdge), "max-output-edge", "takes 16 to 16384")
         check(limits.maxPixels > 0, "max-pixels", "must be positive")
         check((1...100).contains(limits.defaultQuality), "quality", "takes 1 to 100")
+        check(EncoderSettings.avifEffortRange.contains(limits.encoder.avifEffort), "avif-effort", "takes 0 (fastest) to 9")
         check(cacheSize > 0, "cache-size", "must be positive")
         check(memoryCache >= 0, "memory-cache", "must be 0 or more")
         check(maxSourceBytes > 0, "max-source-bytes", "must be positive")

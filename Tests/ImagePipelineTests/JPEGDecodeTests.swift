@@ -18,7 +18,7 @@ final class JPEGDecodeTests: XCTestCase {
         if grey {
             image = DecodedImage(image: try image.image.then { mi_colourspace($0, $1, VIPS_INTERPRETATION_B_W) }.materialized(), source: image.source)
         }
-        try ImageEncoder.encode(image, as: .jpeg, quality: 90, progressive: false).write(to: URL(fileURLWithPath: path))
+        try ImageEncoder.encode(image, as: .jpeg, quality: 90, settings: EncoderSettings(progressive: false)).write(to: URL(fileURLWithPath: path))
         return path
     }
 
@@ -107,7 +107,7 @@ final class JPEGDecodeTests: XCTestCase {
         let bytes = [UInt8](repeating: 128, count: 1500 * 1000 * 3)
         let memory = try XCTUnwrap(bytes.withUnsafeBytes { vips_image_new_from_memory_copy($0.baseAddress, $0.count, 1500, 1000, 3, VIPS_FORMAT_UCHAR) })
         let grey = DecodedImage(image: VipsImageHandle(taking: memory, origin: nil), source: try ImageHeader.read(file: photo))
-        try ImageEncoder.encode(grey, as: .jpeg, quality: 95, progressive: false).write(to: URL(fileURLWithPath: path))
+        try ImageEncoder.encode(grey, as: .jpeg, quality: 95, settings: EncoderSettings(progressive: false)).write(to: URL(fileURLWithPath: path))
         let decoded = try DecodedImage.decode(file: path, maxPixels: .max) { _ in (100, 100) }
         XCTAssertEqual(Set(pixels(decoded)), [128])
         let fromFile = try DecodedImage.decode(file: photo, maxPixels: .max) { _ in (300, 300) }

@@ -64,7 +64,7 @@ final class PaddingTests: XCTestCase {
         let inner = try DecodedImage.decode(file: Fixture.path("photos/DSCN0010.jpg"), maxPixels: .max) { _ in (400, 400) }
         let bordered = try inner.embedded(x: 40, y: 40, width: inner.width + 80, height: inner.height + 80, colour: [255, 255, 255])
         let folder = try temporaryFolder(self)
-        try ImageEncoder.encode(bordered, as: .png, quality: 100, progressive: false).write(to: URL(fileURLWithPath: folder + "/bordered.png"))
+        try ImageEncoder.encode(bordered, as: .png, quality: 100, settings: EncoderSettings(progressive: false)).write(to: URL(fileURLWithPath: folder + "/bordered.png"))
 
         var spec = RenderSpec(format: .png)
         spec.trim = RenderSpec.Trim()

@@ -48,7 +48,7 @@ final class RendererTests: XCTestCase {
         let wide = folder + "/wide.jpg"
         // 2048×878: a quarter scale is 512×219, one row short of a 512 px fit; the draft must not use it.
         try ImageEncoder.encode(try DecodedImage.decode(file: photo, maxPixels: .max) { _ in (640, 480) }
-            .fitting(box: (2048, 878), crop: VIPS_INTERESTING_CENTRE, enlarge: true), as: .jpeg, quality: 90, progressive: false)
+            .fitting(box: (2048, 878), crop: VIPS_INTERESTING_CENTRE, enlarge: true), as: .jpeg, quality: 90, settings: EncoderSettings(progressive: false))
             .write(to: URL(fileURLWithPath: wide))
         let specs = [RenderSpec(width: 512, height: 512, resizing: .fit), RenderSpec(width: 160, height: 160, resizing: .fill),
                      RenderSpec(width: 100, height: 0, resizing: .fit), RenderSpec(width: 75, height: 40, resizing: .force)]

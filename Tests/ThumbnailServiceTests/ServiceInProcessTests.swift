@@ -95,6 +95,22 @@ final class ServiceInProcessTests: FolderTestCase {
             let webp = try await client.execute(uri: list, method: .get, headers: [.accept: chrome]) { $0.headers[.contentType] }
             XCTAssertEqual(webp, "image/webp", "AVIF by Accept only with autoAVIF")
         }
+        // A higher effort is another output: other bytes, another ETag; beyond 9 is refused at start.
+        let avifList = path(["pr:list", "dpr:3"], format: "avif")
+        let answers = Locked<[String: Data]>([:])
+        for effort in [0, 4] {
+            var configuration = self.configuration()
+            configuration.limits.encoder.avifEffort = effort
+            try await withService(configuration) { _, client in
+                let answer = try await client.execute(uri: avifList, method: .get) { $0 }
+                answers.withLock { $0[answer.headers[.eTag] ?? ""] = Data(buffer: answer.body) }
+            }
+        }
+        XCTAssertEqual(answers.current.count, 2)
+        XCTAssertEqual(Set(answers.current.values).count, 2)
+        var tooMuch = self.configuration()
+        tooMuch.limits.encoder.avifEffort = 10
+        XCTAssertEqual(tooMuch.problems.map(\.setting), ["avif-effort"])
     }
 
     /// JPEGs are progressive unless the service is started for baseline, which changes their ETags.
@@ -103,7 +119,7 @@ final class ServiceInProcessTests: FolderTestCase {
         let etags = Locked<[String]>([])
         for progressive in [true, false] {
             var configuration = configuration()
-            configuration.limits.progressiveJPEG = progressive
+            configuration.limits.encoder.progressive = progressive
             let file = root + "/grid-\(progressive).jpg"
             try await withService(configuration) { _, client in
                 let answer = try await client.execute(uri: grid, method: .get) { $0 }

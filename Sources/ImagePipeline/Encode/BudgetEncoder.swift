@@ -12,7 +12,7 @@ struct BudgetEncoder {
     var maxBytes: Int
     var qualities: ClosedRange<Int>
     var minEdge: Int
-    var progressive = true
+    var settings = EncoderSettings()
 
     static let bytesPerPixelExponent = 0.8
 
@@ -23,7 +23,7 @@ struct BudgetEncoder {
         while true {
             var best: (quality: Int, data: Data)?
             let outcome = try search.run { quality throws(ImagePipelineError) in
-                let data = try ImageEncoder.encode(image, as: format, quality: quality, progressive: progressive)
+                let data = try ImageEncoder.encode(image, as: format, quality: quality, settings: settings)
                 if data.count <= maxBytes, quality > best?.quality ?? Int.min { best = (quality, data) }
                 return data.count
             }

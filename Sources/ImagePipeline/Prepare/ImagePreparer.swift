@@ -39,7 +39,7 @@ public struct ImagePreparer: Sendable {
         var warnings = PhotoShape.problems(width: sized.width, height: sized.height, minEdge: options.shrinkFloor)
         var encodes = 0
         if options.format == .png {
-            let png = try ImageEncoder.encode(sized, as: .png, quality: 100, progressive: false)
+            let png = try ImageEncoder.encode(sized, as: .png, quality: 100, settings: EncoderSettings())
             if png.count <= options.maxBytes {
                 return EncodedImage(data: png, format: .png, width: sized.width, height: sized.height,
                                     quality: nil, encodes: 1, warnings: warnings, stem: stem)
@@ -49,7 +49,7 @@ public struct ImagePreparer: Sendable {
         }
         let budget = BudgetEncoder(format: .jpeg, maxBytes: options.maxBytes,
                                    qualities: options.minQuality...options.maxQuality, minEdge: options.shrinkFloor,
-                                   progressive: options.progressive)
+                                   settings: EncoderSettings(progressive: options.progressive))
         let image = try budget.encode(sized)
         return EncodedImage(data: image.data, format: image.format, width: image.width, height: image.height,
                             quality: image.quality, encodes: encodes + image.encodes, warnings: warnings, stem: stem)
@@ -63,7 +63,7 @@ public struct ImagePreparer: Sendable {
             ? decoded : try decoded.fitting(edge: max(encoded.width, encoded.height))
         var curve: [Int: Int] = [:]
         for quality in options.minQuality...options.maxQuality {
-            curve[quality] = try ImageEncoder.encode(final, as: .jpeg, quality: quality, progressive: options.progressive).count
+            curve[quality] = try ImageEncoder.encode(final, as: .jpeg, quality: quality, settings: EncoderSettings(progressive: options.progressive)).count
         }
         return curve
     }

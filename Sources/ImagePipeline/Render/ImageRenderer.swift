@@ -25,13 +25,13 @@ public struct ImageRenderer: Sendable {
 
     func encode(_ image: DecodedImage) throws(ImagePipelineError) -> EncodedImage {
         guard let maxBytes = spec.maxBytes else {
-            let data = try ImageEncoder.encode(image, as: spec.format, quality: spec.quality, progressive: spec.progressive)
+            let data = try ImageEncoder.encode(image, as: spec.format, quality: spec.quality, settings: spec.encoder)
             return EncodedImage(data: data, format: spec.format, width: image.width, height: image.height,
                                 quality: spec.format == .png ? nil : spec.quality, encodes: 1)
         }
         return try BudgetEncoder(format: spec.format, maxBytes: maxBytes,
                                  qualities: min(spec.minQuality, spec.quality)...spec.quality,
-                                 minEdge: RenderSpec.minimumEdge, progressive: spec.progressive).encode(image)
+                                 minEdge: RenderSpec.minimumEdge, settings: spec.encoder).encode(image)
     }
 
     /// The pixels of the output, before encoding, within `maxEdge` whatever the spec asked.

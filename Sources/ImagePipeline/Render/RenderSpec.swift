@@ -80,8 +80,8 @@ public struct RenderSpec: Sendable, Hashable, Codable {
         /// The mean colour of the resized photo's outermost ring of pixels (`bg:auto`).
         case edge
     }
-    /// JPEGs in progressive scans (see `ImageEncoder`); off for baseline.
-    public var progressive = true
+    /// Progressive JPEG, AVIF effort (see `EncoderSettings`).
+    public var encoder = EncoderSettings()
 
     public init(width: Int = 0, height: Int = 0, resizing: Resizing = .fit, gravity: Gravity = .centre,
                 enlarge: Bool = false, format: OutputFormat = .jpeg, quality: Int = 80, maxBytes: Int? = nil) {

@@ -100,7 +100,7 @@ public struct ThumbnailOptions: Sendable, Codable, Equatable {
     func spec(pixels: Int) -> RenderSpec {
         var spec = RenderSpec(width: pixels, height: pixels, resizing: [.none, .pad].contains(crop) ? .fit : .fillDown,
                               gravity: crop == .attention ? .attention : .centre, format: format, quality: quality)
-        spec.progressive = progressive
+        spec.encoder.progressive = progressive
         if crop == .pad { (spec.extend, spec.background) = (true, .edge) }
         return spec
     }

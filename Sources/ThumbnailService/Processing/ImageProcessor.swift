@@ -20,8 +20,8 @@ public struct ImageProcessor: Sendable {
         /// AVIF for clients whose `Accept` lists it, before WebP (`--auto-avif`, imgproxy's
         /// `IMGPROXY_AUTO_AVIF`): smaller still, at more encode time.
         public var autoAVIF = false
-        /// Progressive JPEGs (`--baseline-jpeg` turns it off).
-        public var progressiveJPEG = true
+        /// Progressive JPEGs (`--baseline-jpeg` off) and the AVIF effort (`--avif-effort`).
+        public var encoder = EncoderSettings()
 
         public init() {}
     }
@@ -47,7 +47,8 @@ public struct ImageProcessor: Sendable {
     public func etag(source: String, fingerprint: String, options: ProcessingOptions, format: OutputFormat) -> String {
         // The edge limit bounds unsized outputs, so changing it changes their bytes.
         let identity = [source, fingerprint, options.canonical(format: format, defaultQuality: defaultQuality(for: format)),
-                        "edge:\(limits.maxOutputEdge)", limits.progressiveJPEG ? "" : "baseline"].joined(separator: "\n")
+                        "edge:\(limits.maxOutputEdge)", limits.encoder.progressive ? "" : "baseline",
+                        limits.encoder.avifEffort == 0 ? "" : "avif-effort:\(limits.encoder.avifEffort)"].joined(separator: "\n")
         return "\"" + Fingerprint.hex(identity) + "\""
     }
 
@@ -63,7 +64,7 @@ public struct ImageProcessor: Sendable {
     /// What the renderer makes for these options in `format`, within this processor's limits.
     public func spec(for options: ProcessingOptions, format: OutputFormat) throws(ProcessingError) -> RenderSpec {
         var spec = try options.spec(format: format, defaultQuality: defaultQuality(for: format), maxOutputEdge: limits.maxOutputEdge)
-        spec.progressive = limits.progressiveJPEG
+        spec.encoder = limits.encoder
         return spec
     }
 

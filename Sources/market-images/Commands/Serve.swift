@@ -109,6 +109,9 @@ struct Serve: AsyncParsableCommand {
     @Flag(help: "Baseline JPEGs instead of progressive (progressive is a few percent smaller and shows while it loads).")
     var baselineJPEG = false
 
+    @Option(help: ArgumentHelp("AV1 effort for AVIF, 0 (fastest) to 9: higher is smaller and far slower (BENCHMARKS.md).", valueName: "n"))
+    var avifEffort = 0
+
     @Flag(help: "Answer AVIF to clients whose Accept lists image/avif (before WebP) when the URL names no format; smaller, slower to encode.")
     var autoAvif = false
 
@@ -166,7 +169,7 @@ struct Serve: AsyncParsableCommand {
         configuration.limits.maxPixels = maxPixels
         configuration.limits.draftDecode = fastDecode
         configuration.limits.autoAVIF = autoAvif
-        configuration.limits.progressiveJPEG = !baselineJPEG
+        configuration.limits.encoder = EncoderSettings(progressive: !baselineJPEG, avifEffort: avifEffort)
         configuration.presets = try presets.reduce(into: [:]) { table, text in
             let parts = text.split(separator: "=", maxSplits: 1).map(String.init)
             guard parts.count == 2, !parts[0].isEmpty else { throw ValidationError("--preset takes NAME=OPTIONS; got \"\(text)\"") }
