@@ -7,6 +7,15 @@ public struct PreparedPhotos: Sendable {
     public var report: FolderReport
     public var outputs: [Manifest.Output]
 
+    /// The run's warnings (each photo's among them) as the product folder's own: `IMG_3.jp2: …`, not
+    /// the full path, since whoever shows them names the folder already.
+    public func warnings(of folder: String) -> [String] {
+        report.warnings.map { warning in
+            for prefix in [folder + "/", folder + ": "] where warning.hasPrefix(prefix) { return String(warning.dropFirst(prefix.count)) }
+            return warning
+        }
+    }
+
     public func path(of output: Manifest.Output) -> String {
         URL(fileURLWithPath: report.outputFolder).appendingPathComponent(output.output).path
     }

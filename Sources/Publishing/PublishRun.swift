@@ -67,7 +67,7 @@ public struct PublishRun {
                 return [PublishStep(folder: name, action: .blocked, productID: ledger.entries[key]?.productID,
                                     detail: shapes.joined(separator: "; ") + " (--allow-small lists it anyway)")]
             }
-            photoWarnings = prepared.report.warnings.map { Self.relative($0, to: folder) } + shapes
+            photoWarnings = prepared.warnings(of: folder).filter { !shapes.contains($0) } + shapes
             images = try prepared.uploads()
             try client.requests.checkRegister(draft, images: images)
             snapshot = ListingSnapshot(fields: draft, uploads: images)
@@ -111,13 +111,6 @@ public struct PublishRun {
             if case .notFound = error { return true }
             return false
         }
-    }
-
-    /// A warning about a file of `folder` as the folder's own (`IMG_3.jp2: …`, not its full path):
-    /// the step already names the folder.
-    private static func relative(_ warning: String, to folder: String) -> String {
-        for prefix in [folder + "/", folder + ": "] where warning.hasPrefix(prefix) { return String(warning.dropFirst(prefix.count)) }
-        return warning
     }
 
     /// What looking up an unanswered register found.

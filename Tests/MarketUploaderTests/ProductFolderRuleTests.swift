@@ -68,6 +68,7 @@ final class ProductFolderRuleTests: CommandLineTestCase {
         let allowed = try tool(["publish", root + "/products", "--allow-small"])
         XCTAssertEqual(allowed.status, 0, allowed.stderr)
         XCTAssertTrue(allowed.stderr.contains("warning: stamp: IMG_2.jpg: only 50×38 pixels"), allowed.stderr)
+        XCTAssertEqual(allowed.stderr.components(separatedBy: "only 50×38 pixels").count - 1, 1, "named once: \(allowed.stderr)")
         count = await server.products.count
         XCTAssertEqual(count, 1)
     }
@@ -108,6 +109,7 @@ final class ProductFolderRuleTests: CommandLineTestCase {
     func testPreviewShowsGoodFieldsBesideABadKeyAndNamesTheServersRecorded() async throws {
         _ = try productFolder("lamp", photos: ["photos/DSCN0010.jpg"],
                               json: #"{"name":"Desk lamp","description":"Brass desk lamp, 40 cm.","price":12000,"stock":3,"colour":"red"}"#)
+        try FileManager.default.copyItem(atPath: TestSupport.Fixture.path("crafted/strip-1x20000.png"), toPath: root + "/products/lamp/strip.png")
         let ledger: [String: Any] = ["entries": [
             "http://127.0.0.1:9|lamp": ["state": "registered", "productID": 1, "at": "2026-11-01T00:00:00Z"],
             "https://openmarket.yagom-academy.kr|lamp": ["state": "registered", "productID": 2, "at": "2026-11-01T00:00:00Z"],
@@ -115,12 +117,14 @@ final class ProductFolderRuleTests: CommandLineTestCase {
         try JSONSerialization.data(withJSONObject: ledger).write(to: URL(fileURLWithPath: root + "/products/.openmarket-published.json"))
         let preview = try startService([root + "/products", "--cache", root + "/cache"], command: "preview")
         let page = String(decoding: try await preview.get("/").body, as: UTF8.self)
-        for expected in ["₩12,000", "3 in stock", "1 problem"] {
+        for expected in ["₩12,000", "3 in stock", "2 problems"] {
             XCTAssertTrue(page.contains(expected), "\(expected) in:\n\(page)")
         }
         XCTAssertFalse(page.contains("no price"), page)
         let product = String(decoding: try await preview.get("/product/lamp").body, as: UTF8.self)
         XCTAssertTrue(product.contains("colour") && product.contains("is not a product key"), product)
+        XCTAssertTrue(product.contains(">strip.png: 1×2048 is 2048:1"), "the photo's warning once, named by its file: \(product)")
+        XCTAssertFalse(product.contains(root + "/products/lamp/strip.png"), "no full path on the page")
         XCTAssertTrue(preview.logText.contains("the publish record has 2 servers (http://localhost:9, https://openmarket.yagom-academy.kr): pass --server"),
                       preview.logText)
     }

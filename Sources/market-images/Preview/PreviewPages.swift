@@ -49,7 +49,7 @@ struct PreviewPages: Sendable {
         let failures = (prepared?.report.failed ?? []).map {
             PreviewViews.Failure(file: ($0.source as NSString).lastPathComponent, reason: $0.message)
         }
-        let problems = product.problems + (prepared?.report.warnings ?? [])
+        let problems = product.problems + (prepared?.warnings(of: product.folder) ?? [])
         let page = PreviewViews.ProductPage(
             title: "\(product.fields?.name ?? product.name) · \(title)", folder: product.name, name: product.fields?.name ?? product.name,
             pricing: pricing(product.fields), description: product.fields?.description,
@@ -73,11 +73,10 @@ struct PreviewPages: Sendable {
             state: product.publish?.summary, stateKind: product.publish?.kind)
     }
 
-    /// Everything a seller should fix: the fields, the folder, each failed photo, each photo warning.
+    /// Everything a seller should fix, each once: the fields, the folder and each photo's warnings (the
+    /// run's warnings include every photo's), and each failed photo.
     private func problems(of product: PreviewCatalogue.Product) -> [String] {
-        let report = product.prepared?.report
-        return product.problems + (report?.warnings ?? []) + (report?.failed.map(\.message) ?? [])
-            + (product.prepared?.outputs.flatMap { $0.warnings ?? [] } ?? [])
+        product.problems + (product.prepared?.warnings(of: product.folder) ?? []) + (product.prepared?.report.failed.map(\.message) ?? [])
     }
 
     private func pricing(_ fields: ProductChange?) -> PreviewViews.Pricing {
