@@ -67,7 +67,8 @@ public struct PublishRun {
                 return [PublishStep(folder: name, action: .blocked, productID: ledger.entries[key]?.productID,
                                     detail: shapes.joined(separator: "; ") + " (--allow-small lists it anyway)")]
             }
-            photoWarnings = prepared.warnings(of: folder).filter { !shapes.contains($0) } + shapes
+            // Each photo's shape warnings are among the run's own.
+            photoWarnings = prepared.warnings(of: folder)
             images = try prepared.uploads()
             try client.requests.checkRegister(draft, images: images)
             snapshot = ListingSnapshot(fields: draft, uploads: images)

@@ -114,8 +114,7 @@ public struct DecodedImage: Sendable {
     /// opaque; its mean for a grey image).
     func embedded(x: Int, y: Int, width: Int, height: Int, colour: [Double]) throws(ImagePipelineError) -> DecodedImage {
         let box = try [x, y, width, height].map { value throws(ImagePipelineError) in try VipsArgument.int32(value, "padding") }
-        let grey = image.bands - (image.hasAlpha ? 1 : 0) == 1
-        let fill = (grey ? [colour.reduce(0, +) / Double(max(1, colour.count))] : Array(colour.prefix(3))) + (image.hasAlpha ? [255] : [])
+        let fill = (image.isGrey ? [colour.reduce(0, +) / Double(max(1, colour.count))] : Array(colour.prefix(3))) + (image.hasAlpha ? [255] : [])
         return try derived { image throws(ImagePipelineError) in
             try image.then { mi_embed($0, $1, box[0], box[1], box[2], box[3], fill, Int32(fill.count)) }
         }
@@ -127,8 +126,7 @@ public struct DecodedImage: Sendable {
     func trimmed(threshold: Double, colour: [Double]?, equalHorizontal: Bool = false, equalVertical: Bool = false) throws(ImagePipelineError) -> DecodedImage {
         let rgb: [Double]
         if let colour { rgb = colour } else { rgb = try edgeColour() }
-        let grey = image.bands - (image.hasAlpha ? 1 : 0) == 1
-        let background = grey ? [rgb.reduce(0, +) / 3] : rgb
+        let background = image.isGrey ? [rgb.reduce(0, +) / 3] : rgb
         let flat = image.hasAlpha ? try image.then { mi_extract_band($0, $1, 0, Int32(background.count)) } : image
         var (left, top, width, height): (Int32, Int32, Int32, Int32) = (0, 0, 0, 0)
         guard mi_find_trim(flat.pointer, &left, &top, &width, &height, threshold, background, Int32(background.count)) == 0 else {

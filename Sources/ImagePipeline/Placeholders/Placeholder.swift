@@ -26,7 +26,7 @@ extension DecodedImage {
     /// 8-bit sRGB with alpha, 4 bytes a pixel, row by row.
     func rgbaBytes() throws(ImagePipelineError) -> [UInt8] {
         var pixels = image
-        if pixels.bands - (pixels.hasAlpha ? 1 : 0) == 1 { pixels = try pixels.then { mi_colourspace($0, $1, VIPS_INTERPRETATION_sRGB) } }
+        if pixels.isGrey { pixels = try pixels.then { mi_colourspace($0, $1, VIPS_INTERPRETATION_sRGB) } }
         if !pixels.hasAlpha { pixels = try pixels.then { mi_add_alpha($0, $1) } }
         var size = 0
         let materialized = try pixels.materialized()

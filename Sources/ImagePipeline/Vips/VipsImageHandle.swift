@@ -23,6 +23,8 @@ final class VipsImageHandle: @unchecked Sendable {
     var format: VipsBandFormat { vips_image_get_format(pointer) }
     var interpretation: VipsInterpretation { vips_image_get_interpretation(pointer) }
     var hasAlpha: Bool { vips_image_hasalpha(pointer) != 0 }
+    /// One colour band (greyscale), with or without alpha.
+    var isGrey: Bool { bands - (hasAlpha ? 1 : 0) == 1 }
 
     /// Runs one libvips operation that produces an image, turning its status into a typed error.
     static func make(

@@ -121,7 +121,7 @@ struct ImageRequestHandler: Sendable {
     private func bytes(of source: Resolved) async throws(ServiceFailure) -> (ImageSource, HeldSource?) {
         switch source {
         case .local(let file, _, _): return (.opened(file), nil)
-        case .memory(let data, _): return (.data(data), nil)
+        case .memory(let data, _, _): return (.data(data), nil)
         case .remote(let source):
             let bytes = try await remote.bytes(of: source)
             return (.data(bytes.data), bytes)
@@ -136,7 +136,7 @@ struct ImageRequestHandler: Sendable {
         let spec: RenderSpec
         do { spec = try processor.spec(for: parsed.options, format: format) } catch { throw ServiceFailure(error) }
         let key = "fallback " + processor.etag(source: "", fingerprint: fallback.digest, options: parsed.options, format: format)
-        let output = try await render(spec, source: .memory(fallback.data, fingerprint: fallback.digest), etag: key)
+        let output = try await render(spec, source: .memory(fallback.data, fingerprint: fallback.digest, hasAlpha: fallback.hasAlpha), etag: key)
         var headers = fallback.headers(negotiated: negotiated)
         metrics.bytesOut(output.data.count)
         return (HTTPAnswer.body(output.data, type: output.format.mimeType, headers: &headers, method: request.method,
@@ -148,13 +148,13 @@ struct ImageRequestHandler: Sendable {
     private enum Resolved: Sendable {
         case local(OpenFile, fingerprint: String, modified: Date)
         case remote(RemoteSource)
-        case memory(Data, fingerprint: String)
+        case memory(Data, fingerprint: String, hasAlpha: Bool)
 
         var fingerprint: String {
             switch self {
             case .local(_, let fingerprint, _): fingerprint
             case .remote(let source): source.record.sha256
-            case .memory(_, let fingerprint): fingerprint
+            case .memory(_, let fingerprint, _): fingerprint
             }
         }
 
@@ -168,7 +168,7 @@ struct ImageRequestHandler: Sendable {
             switch self {
             case .local(let file, _, _): try ImageHeader.read(.opened(file)).hasAlpha
             case .remote(let source): source.record.hasAlpha
-            case .memory(let data, _): try ImageHeader.read(.data(data)).hasAlpha
+            case .memory(_, _, let hasAlpha): hasAlpha
             }
         }
     }

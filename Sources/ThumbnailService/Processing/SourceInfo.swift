@@ -14,10 +14,10 @@ struct SourceInfo: Encodable, Sendable {
     var dominantColour: String
     var thumbHash: String
 
-    /// Reads the header, then decodes at ThumbHash size (shrink-on-load keeps that cheap).
+    /// One decode at ThumbHash size (shrink-on-load keeps that cheap); the header is the decode's.
     init(_ source: ImageSource, maxPixels: Int) throws(ImagePipelineError) {
-        let header = try ImageHeader.read(source)
         let small = try DecodedImage.decode(source, maxPixels: maxPixels) { _ in (ThumbHash.maxSide, ThumbHash.maxSide) }
+        let header = small.source
         let placeholder = try small.placeholder()
         (format, width, height, orientation) = (header.format.lowercased(), header.uprightWidth, header.uprightHeight, header.orientation)
         aspectRatio = Double(header.uprightWidth) / Double(header.uprightHeight)

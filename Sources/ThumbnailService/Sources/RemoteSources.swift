@@ -57,12 +57,15 @@ struct RemoteSources: Sendable {
     /// cached copy, else (evicted since) a new download.
     func bytes(of source: RemoteSource) async throws(ServiceFailure) -> HeldSource {
         if let held = source.held ?? inMemory[source.record.sha256] { return held }
-        let held = try HeldSource(slots: slots)
-        if let data = cache?.bytes(of: source.record) {
-            held.data = data
-            inMemory[source.record.sha256] = held
-            return held
+        do {
+            let held = try HeldSource(slots: slots)
+            if let data = cache?.bytes(of: source.record) {
+                held.data = data
+                inMemory[source.record.sha256] = held
+                return held
+            }
         }
+        // The slot is given back above: the download below takes its own.
         cache?.forget(source.url.text)
         let fetched = try await refresh(source.url)
         guard let bytes = fetched.held, fetched.record.sha256 == source.record.sha256 else { throw Self.changedMeanwhile }
@@ -88,8 +91,19 @@ struct RemoteSources: Sendable {
     /// a 404 forgets it; an origin error or timeout serves it while it is within stale-if-error.
     private func fetch(_ url: SourceURL, cached: SourceCache.Record?) async throws(ServiceFailure) -> RemoteSource {
         let held = try HeldSource(slots: slots)
-        switch await download(url, validators: cached) {
-        case .success(let data, let etag, let lastModified):
+        let fetched: Fetched
+        do {
+            fetched = try await download(url, validators: cached)
+        } catch {
+            if error.status == .notFound { cache?.remove(url.text) }
+            let transient = [.badGateway, .gatewayTimeout].contains(error.status)
+            if transient, let cached, freshness.isUsableOnError(cached, now: clock()) {
+                return RemoteSource(url: url, record: cached, outcome: .stale)
+            }
+            throw error
+        }
+        switch fetched {
+        case .body(let data, let etag, let lastModified):
             let record: SourceCache.Record
             do {
                 record = try SourceCache.record(url: url.text, bytes: data, etag: etag, lastModified: lastModified, now: clock())
@@ -106,15 +120,6 @@ struct RemoteSources: Sendable {
             cache?.store(record, bytes: data)
             held.data = data
             return RemoteSource(url: url, record: record, held: held, outcome: .revalidated)
-        case .failure(let failure):
-            if failure.status == .notFound { cache?.remove(url.text) }
-            let transient = [.badGateway, .gatewayTimeout].contains(failure.status)
-            if transient, let cached, freshness.isUsableOnError(cached, now: clock()) {
-                return RemoteSource(url: url, record: cached, outcome: .stale)
-            }
-            throw failure
-        case .redirect:
-            throw Self.tooManyRedirects
         }
     }
 
@@ -128,11 +133,10 @@ struct RemoteSources: Sendable {
 
     /// Follows redirects by hand, each target checked as the source was; each hop's host resolved
     /// once, here, and the connection pinned to the address checked.
-    private func download(_ source: SourceURL, validators: SourceCache.Record?) async -> Outcome {
+    private func download(_ source: SourceURL, validators: SourceCache.Record?) async throws(ServiceFailure) -> Fetched {
         var url = source
         for _ in 0...Self.redirectLimit {
-            let address: String
-            do { address = try self.address(of: url) } catch { return .failure(error) }
+            let address = try self.address(of: url)
             let host = url.host
             var configuration = HTTPClient.Configuration(redirectConfiguration: .disallow)
             configuration.dnsOverride = [host: address]
@@ -141,19 +145,26 @@ struct RemoteSources: Sendable {
             // connection until the timeout only held the request (and its worker) for nothing.
             configuration.connectionPool.retryConnectionEstablishment = false
             let client = HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
-            let result = await download(url.text, validators: validators, with: client)
+            let hop = await download(url.text, validators: validators, with: client)
             try? await client.shutdown()
-            guard case .redirect(let target) = result else { return result }
-            do { url = try allowed(target) } catch { return .failure(error) }
+            switch hop {
+            case .fetched(let fetched): return fetched
+            case .failure(let failure): throw failure
+            case .redirect(let target): url = try allowed(target)
+            }
         }
-        return .failure(Self.tooManyRedirects)
+        throw ServiceFailure(status: .badGateway, error: "origin-error", detail: "more than \(Self.redirectLimit) redirects")
     }
 
-    private static let tooManyRedirects = ServiceFailure(status: .badGateway, error: "origin-error", detail: "more than \(redirectLimit) redirects")
-
-    private enum Outcome {
-        case success(Data, etag: String?, lastModified: String?)
+    /// What the origin sent: the image with its validators, or that the copy is still good.
+    private enum Fetched {
+        case body(Data, etag: String?, lastModified: String?)
         case notModified
+    }
+
+    /// One request's answer, before redirects are followed.
+    private enum Hop {
+        case fetched(Fetched)
         case failure(ServiceFailure)
         case redirect(String)
     }
@@ -178,7 +189,7 @@ struct RemoteSources: Sendable {
     private static let refused = ServiceFailure(status: .notFound, error: "source-not-allowed",
                                                 detail: "the source is not under an allowed prefix or address")
 
-    private func download(_ location: String, validators: SourceCache.Record?, with client: HTTPClient) async -> Outcome {
+    private func download(_ location: String, validators: SourceCache.Record?, with client: HTTPClient) async -> Hop {
         var request = HTTPClientRequest(url: location)
         if let etag = validators?.etag { request.headers.add(name: "If-None-Match", value: etag) }
         if let lastModified = validators?.lastModified { request.headers.add(name: "If-Modified-Since", value: lastModified) }
@@ -195,9 +206,9 @@ struct RemoteSources: Sendable {
                     // Stop reading at once: the client is shut down, which drops the connection.
                     if data.count > maxBytes { return .failure(tooLarge) }
                 }
-                return .success(data, etag: response.headers.first(name: "etag"), lastModified: response.headers.first(name: "last-modified"))
+                return .fetched(.body(data, etag: response.headers.first(name: "etag"), lastModified: response.headers.first(name: "last-modified")))
             case 304 where validators != nil:
-                return .notModified
+                return .fetched(.notModified)
             case 301, 302, 303, 307, 308:
                 guard let target = response.headers.first(name: "location"),
                       let resolved = URL(string: target, relativeTo: URL(string: location))?.absoluteString else {
