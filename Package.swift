@@ -3,8 +3,9 @@ import PackageDescription
 
 let package = Package(
     name: "market-images",
-    // iOS for the libraries an app uses (MarketUploader); the rest builds for macOS and Linux.
-    platforms: [.macOS(.v13), .iOS(.v16)],
+    // iOS for the libraries an app uses (MarketUploader); the rest builds for macOS and Linux. macOS 15
+    // because swift-configuration (serve's settings from the environment) needs it.
+    platforms: [.macOS(.v15), .iOS(.v16)],
     products: [
         .library(name: "ImagePipeline", targets: ["ImagePipeline"]),
         .library(name: "MarketUploader", targets: ["MarketUploader"]),
@@ -14,6 +15,8 @@ let package = Package(
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
+        // serve's settings from MARKET_IMAGES_* variables and an environment file, below its flags.
+        .package(url: "https://github.com/apple/swift-configuration", from: "1.4.0"),
         .package(url: "https://github.com/apple/swift-crypto", "3.12.0"..<"5.0.0"),
         // The thumbnail service: HTTP server, lifecycle, logs and Prometheus metrics.
         .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.0"),
@@ -71,6 +74,7 @@ let package = Package(
                 "Publishing",
                 "ThumbnailService",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Configuration", package: "swift-configuration"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Mustache", package: "swift-mustache"),

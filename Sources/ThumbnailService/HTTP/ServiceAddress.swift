@@ -6,7 +6,7 @@ import NIOCore
 import ServiceLifecycle
 
 /// An address and port to listen on (`--bind`, `--metrics-bind`): port 0 takes any free one.
-public struct ServiceAddress: Sendable, Equatable {
+public struct ServiceAddress: Sendable, Equatable, CustomStringConvertible {
     public var host: String
     public var port: Int
 
@@ -21,11 +21,14 @@ public struct ServiceAddress: Sendable, Equatable {
         self.init(host: String(text[..<colon]).trimmingCharacters(in: CharacterSet(charactersIn: "[]")), port: port)
     }
 
+    /// `HOST:PORT`, as `init?(_:)` reads it.
+    public var description: String { (host.contains(":") ? "[\(host)]" : host) + ":\(port)" }
+
     public var isLoopback: Bool { ["127.0.0.1", "localhost", "::1"].contains(host) || host.hasPrefix("127.") }
 
     /// `http://host:port` with the port the listener actually got.
     func url(port bound: Int?) -> String {
-        "http://\(host.contains(":") ? "[\(host)]" : host):\(bound ?? port)"
+        "http://" + ServiceAddress(host: host, port: bound ?? port).description
     }
 
     /// A listener on this address, not yet running. A connection with no complete request for

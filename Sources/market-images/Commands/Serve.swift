@@ -20,13 +20,24 @@ struct Serve: AsyncParsableCommand {
         flight finish within --grace seconds, and exits 0. GET /health is served too, and GET /metrics \
         (Prometheus) on --metrics-bind, apart from the public port.
 
+        Every option can also be set as MARKET_IMAGES_<OPTION> in the environment (MARKET_IMAGES_CACHE, \
+        MARKET_IMAGES_ALLOW_SOURCE=a,b; switches true or false), or as the same NAME=value lines in a \
+        --config file: a flag wins over the environment, which wins over the file.
+
         EXAMPLES:
           market-images serve --root ready --cache /var/cache/market-images
           market-images serve --root ready --bind 0.0.0.0:8080 --key-file key.hex
           market-images serve --root Samples --insecure-unsigned
           market-images serve --only-presets --allow-source https://img.example.com/
+          MARKET_IMAGES_ROOT=ready MARKET_IMAGES_BIND=0.0.0.0:8080 market-images serve --config /etc/market-images/serve.env
         """
     )
+
+    /// Defaults, shown in the help: flags are optional so that an unset one falls through to the environment.
+    private static let defaults = ServiceConfiguration()
+
+    @Option(help: ArgumentHelp("A file of MARKET_IMAGES_NAME=value lines (systemd's EnvironmentFile format), below flags and the environment.", valueName: "file"))
+    var config: String?
 
     @Option(help: "The folder local:/// sources are served from (optional with --allow-source).")
     var root: String?
@@ -35,26 +46,26 @@ struct Serve: AsyncParsableCommand {
             help: "An http(s) URL prefix sources may come from, e.g. https://images.example.com/; repeatable.")
     var allowedSources: [String] = []
 
-    @Flag(help: "Allow sources on loopback, private and link-local addresses (refused by default).")
-    var allowPrivateSources = false
+    @Flag(inversion: .prefixedNo, help: "Allow sources on loopback, private and link-local addresses (refused by default).")
+    var allowPrivateSources: Bool?
 
-    @Option(help: "Largest source download in bytes; the download stops as soon as it is exceeded.")
-    var maxSourceBytes = 20_000_000
+    @Option(help: "Largest source download in bytes; the download stops as soon as it is exceeded (default: \(defaults.maxSourceBytes)).")
+    var maxSourceBytes: Int?
 
-    @Option(help: "Seconds a source download may take.")
-    var downloadTimeout = 5
+    @Option(help: "Seconds a source download may take (default: \(defaults.downloadTimeout.components.seconds)).")
+    var downloadTimeout: Int?
 
-    @Option(help: "http(s) sources held at once, downloading or waiting for a worker (one per source however many sizes are asked); more are answered 503.")
-    var maxDownloads = 8
+    @Option(help: "http(s) sources held at once, downloading or waiting for a worker (one per source however many sizes are asked); more are answered 503 (default: \(defaults.maxDownloads)).")
+    var maxDownloads: Int?
 
-    @Option(help: ArgumentHelp("With --cache, seconds a downloaded source is used without asking its origin (0: revalidate on every request).", valueName: "seconds"))
-    var sourceTTL = ServiceConfiguration().sourceTTL
+    @Option(help: ArgumentHelp("With --cache, seconds a downloaded source is used without asking its origin (0: revalidate on every request; default: \(defaults.sourceTTL)).", valueName: "seconds"))
+    var sourceTTL: Int?
 
-    @Option(help: ArgumentHelp("Seconds past --source-ttl a source's copy is still served while its origin fails.", valueName: "seconds"))
-    var sourceStaleIfError = ServiceConfiguration().sourceStaleIfError
+    @Option(help: ArgumentHelp("Seconds past --source-ttl a source's copy is still served while its origin fails (default: \(defaults.sourceStaleIfError)).", valueName: "seconds"))
+    var sourceStaleIfError: Int?
 
-    @Option(help: "Largest size of the source cache (CACHE/sources) in bytes.")
-    var sourceCacheSize = ServiceConfiguration().sourceCacheSize
+    @Option(help: "Largest size of the source cache (CACHE/sources) in bytes (default: \(defaults.sourceCacheSize)).")
+    var sourceCacheSize: Int?
 
     @Option(help: ArgumentHelp("An image served, at the size asked, when a source is missing or fails.", valueName: "file"))
     var fallbackImage: String?
@@ -62,138 +73,143 @@ struct Serve: AsyncParsableCommand {
     @Option(help: "The status sent with the fallback image (default: the failure's own, e.g. 404).")
     var fallbackStatus: Int?
 
-    @Option(help: ArgumentHelp("max-age of a fallback answer, in seconds.", valueName: "seconds"))
-    var fallbackMaxAge = ServiceConfiguration().fallbackMaxAge
+    @Option(help: ArgumentHelp("max-age of a fallback answer, in seconds (default: \(defaults.fallbackMaxAge)).", valueName: "seconds"))
+    var fallbackMaxAge: Int?
 
-    @Option(help: "Address and port to listen on (port 0: any free port, printed at start).")
-    var bind = "127.0.0.1:8080"
+    @Option(help: "Address and port to listen on; port 0: any free port, printed at start (default: \(defaults.bind)).")
+    var bind: String?
 
     @OptionGroup var key: ServiceKeyOptions
 
-    @Flag(help: "Accept any signature (no key). Loopback addresses only.")
-    var insecureUnsigned = false
+    @Flag(inversion: .prefixedNo, help: "Accept any signature (no key). Loopback addresses only.")
+    var insecureUnsigned: Bool?
 
-    @Flag(help: "URLs may name only presets, dpr 1–4 and a format; then no key is needed on any address (apps need not hold one).")
-    var onlyPresets = false
+    @Flag(inversion: .prefixedNo, help: "URLs may name only presets, dpr 1–4 and a format; then no key is needed on any address (apps need not hold one).")
+    var onlyPresets: Bool?
 
-    @Option(help: "Bytes of the HMAC a signature carries, 1–32 (imgproxy's IMGPROXY_SIGNATURE_SIZE).")
-    var signatureSize = 32
+    @Option(help: "Bytes of the HMAC a signature carries, 1–32 (imgproxy's IMGPROXY_SIGNATURE_SIZE; default: \(defaults.signatureSize)).")
+    var signatureSize: Int?
 
     @Option(help: "A folder for finished outputs (default: no disk cache).")
     var cache: String?
 
-    @Option(help: "Largest size of the disk cache in bytes.")
-    var cacheSize = 1 << 30
+    @Option(help: "Largest size of the disk cache in bytes (default: \(defaults.cacheSize)).")
+    var cacheSize: Int?
 
-    @Option(help: "With --cache, bytes of the most recent outputs also kept in memory (0: none).")
-    var memoryCache = 64 << 20
+    @Option(help: "With --cache, bytes of the most recent outputs also kept in memory (0: none; default: \(defaults.memoryCache)).")
+    var memoryCache: Int?
 
     @Option(help: "Images processed at once (default: the number of cores).")
     var workers: Int?
 
-    @Option(help: "Requests that may wait for a worker; more are answered 503 with Retry-After.")
-    var queue = 64
+    @Option(help: "Requests that may wait for a worker; more are answered 503 with Retry-After (default: \(defaults.queue)).")
+    var queue: Int?
 
-    @Option(help: "No output side is larger than this, whatever the URL asks.")
-    var maxOutputEdge = 4096
+    @Option(help: "No output side is larger than this, whatever the URL asks (default: \(defaults.limits.maxOutputEdge)).")
+    var maxOutputEdge: Int?
 
-    @Option(help: "Refuse sources with more pixels than this, read from the header before decoding.")
-    var maxPixels = PrepareOptions().maxPixels
+    @Option(help: "Refuse sources with more pixels than this, read from the header before decoding (default: \(defaults.limits.maxPixels)).")
+    var maxPixels: Int?
 
-    @Option(help: "Quality when the URL gives none.")
-    var quality = 80
+    @Option(help: "Quality when the URL gives none (default: \(defaults.limits.defaultQuality)).")
+    var quality: Int?
 
-    @Flag(help: "Decode JPEGs straight to the output's scale, as thumbor does: faster (BENCHMARKS.md, stages section), softer and blockier.")
-    var fastDecode = false
+    @Flag(inversion: .prefixedNo, help: "Decode JPEGs straight to the output's scale, as thumbor does: faster (BENCHMARKS.md, stages section), softer and blockier.")
+    var fastDecode: Bool?
 
-    @Flag(help: "Baseline JPEGs instead of progressive (progressive is a few percent smaller and shows while it loads).")
-    var baselineJPEG = false
+    @Flag(inversion: .prefixedNo, help: "Baseline JPEGs instead of progressive (progressive is a few percent smaller and shows while it loads).")
+    var baselineJPEG: Bool?
 
-    @Option(help: ArgumentHelp("AV1 effort for AVIF, 0 (fastest) to 9: higher is smaller and far slower (BENCHMARKS.md).", valueName: "n"))
-    var avifEffort = 0
+    @Option(help: ArgumentHelp("AV1 effort for AVIF, 0 (fastest) to 9: higher is smaller and far slower, BENCHMARKS.md (default: \(defaults.limits.encoder.avifEffort)).", valueName: "n"))
+    var avifEffort: Int?
 
-    @Flag(help: "Answer AVIF to clients whose Accept lists image/avif (before WebP) when the URL names no format; smaller, slower to encode.")
-    var autoAvif = false
+    @Flag(inversion: .prefixedNo, help: "Answer AVIF to clients whose Accept lists image/avif (before WebP) when the URL names no format; smaller, slower to encode.")
+    var autoAvif: Bool?
 
     @Option(name: .customLong("preset"), parsing: .singleValue, help: "A preset NAME=OPTIONS, e.g. card=rs:fill:300:200/g:sm; repeatable.")
     var presets: [String] = []
 
-    @Option(help: "Cache-Control max-age of images, in seconds.")
-    var maxAge = 31_536_000
+    @Option(help: "Cache-Control max-age of images, in seconds (default: \(defaults.maxAge)).")
+    var maxAge: Int?
 
-    @Option(help: "Seconds that requests in flight get to finish after SIGTERM.")
-    var grace = 10
+    @Option(help: "Seconds that requests in flight get to finish after SIGTERM (default: \(defaults.grace.components.seconds)).")
+    var grace: Int?
 
-    @Option(help: "Seconds a connection may go without a complete request (idle, or sending one slowly) before it is closed.")
-    var idleTimeout = 15
+    @Option(help: "Seconds a connection may go without a complete request (idle, or sending one slowly) before it is closed (default: \(defaults.idleTimeout.components.seconds)).")
+    var idleTimeout: Int?
 
     @Option(help: "Connections held open at most; at the cap, the one idle longest is closed for a new one (default: 4096, or half the open-file limit if lower).")
     var maxConnections: Int?
 
-    @Option(help: "Address and port of GET /metrics (Prometheus), apart from the public port; off for none.")
-    var metricsBind = "127.0.0.1:9464"
+    @Option(help: "Address and port of GET /metrics (Prometheus), apart from the public port; off for none (default: \(defaults.metricsBind.map(String.init(describing:)) ?? "off")).")
+    var metricsBind: String?
 
-    func validate() throws {
-        let problems = try serviceConfiguration().problems
-        guard problems.isEmpty else {
-            throw ValidationError(problems.map { "--\($0.setting): \($0.message)" }.joined(separator: "\n"))
-        }
-    }
-
-    /// The flags as the service's configuration; a flag that cannot even be read is a usage error here.
-    private func serviceConfiguration() throws -> ServiceConfiguration {
-        var configuration = ServiceConfiguration()
-        configuration.root = root
-        configuration.allowedSources = allowedSources
-        configuration.allowPrivateSources = allowPrivateSources
-        configuration.maxSourceBytes = maxSourceBytes
-        configuration.downloadTimeout = .seconds(downloadTimeout)
-        configuration.maxDownloads = maxDownloads
-        configuration.sourceTTL = sourceTTL
-        configuration.sourceStaleIfError = sourceStaleIfError
-        configuration.sourceCacheSize = sourceCacheSize
-        configuration.fallbackImage = fallbackImage
-        configuration.fallbackStatus = fallbackStatus
-        configuration.fallbackMaxAge = fallbackMaxAge
-        configuration.keys = try key.load().map { SigningKey(key: $0.key, salt: $0.salt) }
-        configuration.signatureSize = signatureSize
-        configuration.onlyPresets = onlyPresets
-        guard !configuration.keys.isEmpty || insecureUnsigned || onlyPresets else {
+    /// The flags over the environment over the `--config` file, as the service's configuration. Read in
+    /// `run`, not `validate`: the file is read asynchronously, and a wrong value is a usage error either way.
+    private func serviceConfiguration() async throws -> ServiceConfiguration {
+        let from = try await SettingSources.load(config: config)
+        var configuration = Self.defaults
+        configuration.root = try from.value(root, "root")
+        configuration.allowedSources = from.list(allowedSources, "allow-source")
+        configuration.allowPrivateSources = try from.isOn(allowPrivateSources, "allow-private-sources")
+        configuration.maxSourceBytes = try from.value(maxSourceBytes, "max-source-bytes", default: configuration.maxSourceBytes)
+        configuration.downloadTimeout = .seconds(try from.value(downloadTimeout, "download-timeout", default: Int(configuration.downloadTimeout.components.seconds)))
+        configuration.maxDownloads = try from.value(maxDownloads, "max-downloads", default: configuration.maxDownloads)
+        configuration.sourceTTL = try from.value(sourceTTL, "source-ttl", default: configuration.sourceTTL)
+        configuration.sourceStaleIfError = try from.value(sourceStaleIfError, "source-stale-if-error", default: configuration.sourceStaleIfError)
+        configuration.sourceCacheSize = try from.value(sourceCacheSize, "source-cache-size", default: configuration.sourceCacheSize)
+        configuration.fallbackImage = try from.value(fallbackImage, "fallback-image")
+        configuration.fallbackStatus = try from.value(fallbackStatus, "fallback-status")
+        configuration.fallbackMaxAge = try from.value(fallbackMaxAge, "fallback-max-age", default: configuration.fallbackMaxAge)
+        configuration.keys = try key.load(from: from).map { SigningKey(key: $0.key, salt: $0.salt) }
+        configuration.signatureSize = try from.value(signatureSize, "signature-size", default: configuration.signatureSize)
+        configuration.onlyPresets = try from.isOn(onlyPresets, "only-presets")
+        let insecure = try from.isOn(insecureUnsigned, "insecure-unsigned")
+        guard !configuration.keys.isEmpty || insecure || configuration.onlyPresets else {
             throw ValidationError("no key: set $MARKET_IMAGES_KEY and $MARKET_IMAGES_SALT (hex) or --key-file; "
                 + "--only-presets serves unsigned preset URLs on any address, --insecure-unsigned any URL on loopback only")
         }
-        if let workers { configuration.workers = workers }
-        configuration.queue = queue
-        configuration.limits.defaultQuality = quality
-        configuration.limits.maxOutputEdge = maxOutputEdge
-        configuration.limits.maxPixels = maxPixels
-        configuration.limits.draftDecode = fastDecode
-        configuration.limits.autoAVIF = autoAvif
-        configuration.limits.encoder = EncoderSettings(progressive: !baselineJPEG, avifEffort: avifEffort)
-        configuration.presets = try presets.reduce(into: [:]) { table, text in
+        configuration.workers = try from.value(workers, "workers", default: configuration.workers)
+        configuration.queue = try from.value(queue, "queue", default: configuration.queue)
+        configuration.limits.defaultQuality = try from.value(quality, "quality", default: configuration.limits.defaultQuality)
+        configuration.limits.maxOutputEdge = try from.value(maxOutputEdge, "max-output-edge", default: configuration.limits.maxOutputEdge)
+        configuration.limits.maxPixels = try from.value(maxPixels, "max-pixels", default: configuration.limits.maxPixels)
+        configuration.limits.draftDecode = try from.isOn(fastDecode, "fast-decode")
+        configuration.limits.autoAVIF = try from.isOn(autoAvif, "auto-avif")
+        configuration.limits.encoder = EncoderSettings(progressive: try !from.isOn(baselineJPEG, "baseline-jpeg"),
+                                                       avifEffort: try from.value(avifEffort, "avif-effort", default: configuration.limits.encoder.avifEffort))
+        configuration.presets = try from.list(presets, "preset").reduce(into: [:]) { table, text in
             let parts = text.split(separator: "=", maxSplits: 1).map(String.init)
-            guard parts.count == 2, !parts[0].isEmpty else { throw ValidationError("--preset takes NAME=OPTIONS; got \"\(text)\"") }
+            guard parts.count == 2, !parts[0].isEmpty else { throw ValidationError("\(from.origin(of: "preset")) takes NAME=OPTIONS; got \"\(text)\"") }
             table[parts[0]] = parts[1]
         }
-        configuration.cacheFolder = cache
-        configuration.cacheSize = cacheSize
-        configuration.memoryCache = memoryCache
-        configuration.bind = try address(bind, "--bind")
-        configuration.metricsBind = metricsBind == "off" ? nil : try address(metricsBind, "--metrics-bind")
-        configuration.maxAge = maxAge
-        configuration.grace = .seconds(grace)
-        configuration.idleTimeout = .seconds(idleTimeout)
-        configuration.maxConnections = maxConnections
+        configuration.cacheFolder = try from.value(cache, "cache")
+        configuration.cacheSize = try from.value(cacheSize, "cache-size", default: configuration.cacheSize)
+        configuration.memoryCache = try from.value(memoryCache, "memory-cache", default: configuration.memoryCache)
+        configuration.bind = try from.value(bind, "bind").map { try address($0, from.origin(of: "bind")) } ?? configuration.bind
+        switch try from.value(metricsBind, "metrics-bind") {
+        case "off": configuration.metricsBind = nil
+        case let text?: configuration.metricsBind = try address(text, from.origin(of: "metrics-bind"))
+        case nil: break
+        }
+        configuration.maxAge = try from.value(maxAge, "max-age", default: configuration.maxAge)
+        configuration.grace = .seconds(try from.value(grace, "grace", default: Int(configuration.grace.components.seconds)))
+        configuration.idleTimeout = .seconds(try from.value(idleTimeout, "idle-timeout", default: Int(configuration.idleTimeout.components.seconds)))
+        configuration.maxConnections = try from.value(maxConnections, "max-connections")
+        let problems = configuration.problems
+        guard problems.isEmpty else {
+            throw ValidationError(problems.map { "\(from.origin(of: $0.setting)): \($0.message)" }.joined(separator: "\n"))
+        }
         return configuration
     }
 
-    private func address(_ text: String, _ flag: String) throws -> ServiceAddress {
-        guard let address = ServiceAddress(text) else { throw ValidationError("\(flag) takes HOST:PORT, e.g. 127.0.0.1:8080; got \(Terminal.display(text))") }
+    private func address(_ text: String, _ setting: String) throws -> ServiceAddress {
+        guard let address = ServiceAddress(text) else { throw ValidationError("\(setting) takes HOST:PORT, e.g. 127.0.0.1:8080; got \(Terminal.display(text))") }
         return address
     }
 
     func run() async throws {
-        let configuration = try serviceConfiguration()
+        let configuration = try await serviceConfiguration()
         LoggingSystem.bootstrap { StreamLogHandler.standardError(label: $0) }
         var logger = Logger(label: "market-images")
         logger.logLevel = .info

@@ -3,20 +3,19 @@ import Foundation
 import MarketUploader
 
 /// The thumbnail service's keys and salts, shared by `serve` and `url`: hex, from `$MARKET_IMAGES_KEY`
-/// and `$MARKET_IMAGES_SALT` (several pairs comma-separated, as imgproxy takes them) or `--key-file`
-/// (a key line and a salt line per pair). Several pairs let keys be rotated: `serve` accepts any of
+/// and `$MARKET_IMAGES_SALT` (several pairs comma-separated, as imgproxy takes them; also from serve's
+/// `--config` file) or `--key-file` / `$MARKET_IMAGES_KEY_FILE` (a key line and a salt line per pair). Several pairs let keys be rotated: `serve` accepts any of
 /// them, `url` signs with the first. Never printed.
 struct ServiceKeyOptions: ParsableArguments {
     @Option(help: "A file with a hex key line and a hex salt line per key (the first signs; serve accepts any).")
     var keyFile: String?
 
     /// The key and salt pairs as bytes; empty when no key is set.
-    func load() throws -> [(key: Data, salt: Data)] {
-        let environment = ProcessInfo.processInfo.environment
-        var keys = Self.list(environment["MARKET_IMAGES_KEY"]), salts = Self.list(environment["MARKET_IMAGES_SALT"])
-        if let keyFile {
+    func load(from sources: SettingSources = .environment()) throws -> [(key: Data, salt: Data)] {
+        var keys = Self.list(sources.secret("key")), salts = Self.list(sources.secret("salt"))
+        if let keyFile = try sources.value(keyFile, "key-file") {
             guard let text = try? String(contentsOfFile: keyFile, encoding: .utf8) else {
-                throw ValidationError("cannot read --key-file \(Terminal.display(keyFile))")
+                throw ValidationError("cannot read \(sources.origin(of: "key-file")) \(Terminal.display(keyFile))")
             }
             let lines = text.split(whereSeparator: \.isNewline).map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
             guard lines.count >= 2, lines.count % 2 == 0 else {

@@ -1,0 +1,123 @@
+import ArgumentParser
+import Configuration
+import Foundation
+import SystemPackage
+
+/// Where a setting comes from, first found wins: its flag, then `MARKET_IMAGES_<FLAG>` in the environment,
+/// then the same name in the `--config` file, then the default. Operators compare the service with imgproxy,
+/// which is configured entirely by environment variables, and systemd units, containers and Kubernetes
+/// pass those most easily; the file uses the same names, in systemd's `EnvironmentFile` format, so one
+/// file serves both. Every value is read as the flag's text and parsed by the flag's own parser, so a
+/// setting means the same wherever it comes from, and a bad one is named as the operator wrote it.
+final class SettingSources {
+    private let reader: ConfigReader
+    private let file: String?
+    /// How each setting read so far was given: `--flag` or the variable, for naming it in errors.
+    private var origins: [String: String] = [:]
+
+    /// The key and the salt are marked secret, so swift-configuration's access log redacts them.
+    private static let secrets: SecretsSpecifier<String, String> = .specific([variable("key"), variable("salt")])
+
+    private init(providers: [any ConfigProvider], file: String?) {
+        reader = ConfigReader(providers: providers)
+        self.file = file
+    }
+
+    /// The process's environment alone.
+    static func environment() -> SettingSources {
+        SettingSources(providers: [processEnvironment()], file: nil)
+    }
+
+    /// An empty variable counts as unset, so `MARKET_IMAGES_KEY=` cannot hide the file's key behind nothing.
+    private static func processEnvironment() -> EnvironmentVariablesProvider {
+        EnvironmentVariablesProvider(environmentVariables: ProcessInfo.processInfo.environment.filter { !$0.value.isEmpty },
+                                     secretsSpecifier: secrets)
+    }
+
+    /// The process's environment, then the `--config` file (or `$MARKET_IMAGES_CONFIG`) when given:
+    /// `NAME=value` lines, `#` comments, no quotes.
+    static func load(config flag: String?) async throws -> SettingSources {
+        let environment = environment()
+        guard let file = try environment.value(flag, "config") else { return environment }
+        let fileProvider: EnvironmentVariablesProvider
+        do {
+            fileProvider = try await EnvironmentVariablesProvider(environmentFilePath: FilePath(file), secretsSpecifier: secrets)
+        } catch {
+            throw ValidationError("cannot read \(environment.origin(of: "config")) \(Terminal.display(file)): "
+                + "give a file of MARKET_IMAGES_NAME=value lines")
+        }
+        return SettingSources(providers: [processEnvironment(), fileProvider], file: file)
+    }
+
+    /// `max-source-bytes` → `MARKET_IMAGES_MAX_SOURCE_BYTES`.
+    static func variable(_ flag: String) -> String {
+        "MARKET_IMAGES_" + flag.uppercased().replacingOccurrences(of: "-", with: "_")
+    }
+
+    /// The flag's value, or the environment's or the file's parsed as the flag would be, or nil.
+    func value<Value: ExpressibleByArgument>(_ flag: Value?, _ name: String) throws -> Value? {
+        if let flag {
+            origins[name] = "--" + name
+            return flag
+        }
+        guard let text = text(name) else { return nil }
+        guard let value = Value(argument: text) else {
+            throw ValidationError("\(described(name)) is \(Terminal.display(text)), not \(Self.expected(Value.self))")
+        }
+        return value
+    }
+
+    func value<Value: ExpressibleByArgument>(_ flag: Value?, _ name: String, default: Value) throws -> Value {
+        try value(flag, name) ?? `default`
+    }
+
+    /// A switch: `--name` / `--no-name`, or true/false, yes/no, 1/0 in the environment or the file.
+    func isOn(_ flag: Bool?, _ name: String) throws -> Bool {
+        if let flag {
+            origins[name] = "--" + name
+            return flag
+        }
+        guard let text = text(name) else { return false }
+        switch text.lowercased() {
+        case "true", "yes", "on", "1": return true
+        case "false", "no", "off", "0": return false
+        default: throw ValidationError("\(described(name)) is \(Terminal.display(text)), not true or false")
+        }
+    }
+
+    /// A repeatable flag's values, or the environment's or the file's, comma-separated.
+    func list(_ flag: [String], _ name: String) -> [String] {
+        if !flag.isEmpty {
+            origins[name] = "--" + name
+            return flag
+        }
+        return (text(name) ?? "").split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
+    }
+
+    /// A value that only ever comes from the environment or the file (a key, a salt), never echoed.
+    func secret(_ name: String) -> String? {
+        reader.string(forKey: ConfigKey(Self.variable(name)), isSecret: true)
+    }
+
+    /// How a setting was given, to name it in an error: `--cache`, or `MARKET_IMAGES_CACHE`.
+    func origin(of name: String) -> String { origins[name] ?? "--" + name }
+
+    private func text(_ name: String) -> String? {
+        // The variable's name is the key as it is: the providers' own mapping of dotted keys is not wanted.
+        guard let text = reader.string(forKey: ConfigKey([Self.variable(name)])) else { return nil }
+        origins[name] = described(name)
+        return text
+    }
+
+    private func described(_ name: String) -> String {
+        Self.variable(name) + (file.map { " (environment or \(Terminal.display($0)))" } ?? "")
+    }
+
+    private static func expected<Value>(_ type: Value.Type) -> String {
+        switch type {
+        case is any FixedWidthInteger.Type: "a whole number"
+        case is any FloatingPoint.Type: "a number"
+        default: "a value \(type) accepts"
+        }
+    }
+}

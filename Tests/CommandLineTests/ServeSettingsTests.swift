@@ -1,0 +1,110 @@
+import Foundation
+import MarketUploader
+import TestSupport
+import XCTest
+@testable import ImagePipeline
+
+/// `serve`'s settings from flags, `MARKET_IMAGES_*` variables and a `--config` file, as a unit file or a
+/// container passes them: a flag wins over the environment, which wins over the file.
+final class ServeSettingsTests: FolderTestCase {
+    private static let key = "656e762d6b6579", salt = "656e762d73616c74"
+
+    override func setUpWithError() throws {
+        try super.setUpWithError()
+        try copy("photos/jolla.jpg", to: "sku-1/IMG_1.jpg")
+    }
+
+    private func configFile(_ lines: [String]) throws -> String {
+        let path = root + "/serve.env"
+        try (lines.joined(separator: "\n") + "\n").write(toFile: path, atomically: true, encoding: .utf8)
+        return path
+    }
+
+    func testSettingsComeFromFlagsThenTheEnvironmentThenTheFile() async throws {
+        let file = try configFile([
+            "# as systemd's EnvironmentFile reads it",
+            "MARKET_IMAGES_ROOT=\(input)",
+            "MARKET_IMAGES_MAX_AGE=30",
+            "MARKET_IMAGES_PRESET=tile=rs:fill:100:100,wide=rs:fit:300:100",
+            "MARKET_IMAGES_KEY=\(Self.key)",
+            "MARKET_IMAGES_SALT=\(Self.salt)",
+        ])
+        let environment = ["MARKET_IMAGES_MAX_AGE": "60", "MARKET_IMAGES_ONLY_PRESETS": "true", "MARKET_IMAGES_CACHE": root + "/cache",
+                           "MARKET_IMAGES_KEY": "", "MARKET_IMAGES_SALT": ""]
+
+        let signer = try ThumbnailURLSigner(hexKey: Self.key, hexSalt: Self.salt)
+        let tile = signer.signedPath(options: ["pr:tile"], source: "local:///sku-1/IMG_1.jpg")
+        let ownSize = signer.signedPath(options: ["rs:fit:50:50"], source: "local:///sku-1/IMG_1.jpg")
+
+        // The key from the file, since the environment's is empty (unset).
+        let fromEnvironment = try startService(["--config", file], environment: environment, secrets: [Self.key, Self.salt])
+        let answer = try await fromEnvironment.get(tile, headers: ["Accept": "image/jpeg"])
+        XCTAssertEqual(answer.status, 200, fromEnvironment.logText)
+        XCTAssertEqual(answer.header("Cache-Control"), "public, max-age=60, immutable", "the environment's 60 over the file's 30")
+        let header = try ImageHeader.read(.data(answer.body))
+        XCTAssertEqual([header.width, header.height], [100, 100], "the file's preset")
+        let refused = try await fromEnvironment.get(ownSize, headers: ["Accept": "image/jpeg"])
+        XCTAssertEqual(refused.status, 400, "MARKET_IMAGES_ONLY_PRESETS=true")
+        let cached = try FileManager.default.subpathsOfDirectory(atPath: root + "/cache").filter { !$0.hasPrefix(".") }
+        XCTAssertFalse(cached.isEmpty, "MARKET_IMAGES_CACHE is the cache folder")
+        fromEnvironment.terminate()
+        XCTAssertEqual(fromEnvironment.waitForExit(), 0)
+
+        let fromFlags = try startService(["--config", file, "--max-age", "120", "--no-only-presets"], environment: environment,
+                                         secrets: [Self.key, Self.salt])
+        let own = try await fromFlags.get(ownSize, headers: ["Accept": "image/jpeg"])
+        XCTAssertEqual(own.status, 200, "--no-only-presets over MARKET_IMAGES_ONLY_PRESETS=true")
+        XCTAssertEqual(own.header("Cache-Control"), "public, max-age=120, immutable", "--max-age over both")
+    }
+
+    /// Every option of `serve` is read from its variable: a bad value in each is one error that names the
+    /// variable (and the file, when one is given), exit 2, and the service does not start.
+    func testEveryOptionHasAVariableAndABadValueNamesIt() throws {
+        let bad: [String: String] = [
+            "root": "/no/such/folder", "allow-source": "ftp://example.com/", "allow-private-sources": "maybe",
+            "max-source-bytes": "lots", "download-timeout": "0", "max-downloads": "0", "source-ttl": "-1",
+            "source-stale-if-error": "soon", "source-cache-size": "0", "fallback-image": "/no/such/file.jpg",
+            "fallback-status": "99", "fallback-max-age": "-5", "bind": "everywhere", "key-file": "/no/such/key.hex",
+            "insecure-unsigned": "perhaps", "only-presets": "2", "signature-size": "33", "cache-size": "0",
+            "memory-cache": "-1", "workers": "abc", "queue": "-1", "max-output-edge": "8", "max-pixels": "0", "quality": "500",
+            "fast-decode": "fast", "baseline-jpeg": "jpeg", "avif-effort": "10", "auto-avif": "auto", "preset": "card",
+            "max-age": "-1", "grace": "-1", "idle-timeout": "0", "max-connections": "0", "metrics-bind": "nowhere",
+            "config": "/no/such/serve.env",
+        ]
+        // Set by a good value elsewhere (the test above), or with no bad value of its own.
+        let covered: Set<String> = ["cache", "help", "version"]
+        let help = try CommandLineTool.run(["serve", "--experimental-dump-help"])
+        let dump = try JSONSerialization.jsonObject(with: Data(help.stdout.utf8)) as? [String: Any]
+        let arguments = (dump?["command"] as? [String: Any])?["arguments"] as? [[String: Any]] ?? []
+        let options = Set(arguments.compactMap { ($0["preferredName"] as? [String: Any])?["name"] as? String }.filter { !$0.hasPrefix("no-") })
+        XCTAssertGreaterThan(options.count, 30)
+        XCTAssertEqual(options.subtracting(covered).subtracting(bad.keys).sorted(), [], "options without a variable test")
+
+        // The rest of a working setup comes from the file, the lowest of the three, so each variable is read.
+        let file = try configFile(["MARKET_IMAGES_ROOT=\(input)", "MARKET_IMAGES_INSECURE_UNSIGNED=true",
+                                   "MARKET_IMAGES_BIND=127.0.0.1:0", "MARKET_IMAGES_METRICS_BIND=off"])
+        for (option, value) in bad.sorted(by: { $0.key < $1.key }) {
+            let variable = "MARKET_IMAGES_" + option.uppercased().replacingOccurrences(of: "-", with: "_")
+            let run = try CommandLineTool.run(["serve"] + (option == "config" ? [] : ["--config", file]),
+                                              environment: [variable: value, "MARKET_IMAGES_KEY": ""], timeLimit: 20)
+            XCTAssertEqual(run.status, 2, "\(variable)=\(value): \(run.stderr)")
+            let errors = run.stderr.split(separator: "\n").filter { $0.hasPrefix("Error:") }
+            XCTAssertEqual(errors.count, 1, run.stderr)
+            XCTAssertTrue(errors.first?.contains(variable) ?? false, "\(variable)=\(value) gave: \(run.stderr)")
+        }
+    }
+
+    /// A value in the file is named with the file; a flag's problem keeps the flag's name.
+    func testAnErrorNamesWhereTheValueCameFrom() throws {
+        let file = try configFile(["MARKET_IMAGES_QUALITY=500"])
+        let fromFile = try CommandLineTool.run(["serve", "--root", input, "--insecure-unsigned", "--config", file],
+                                               environment: ["MARKET_IMAGES_KEY": ""], timeLimit: 20)
+        XCTAssertEqual(fromFile.status, 2)
+        XCTAssertTrue(fromFile.stderr.contains("Error: MARKET_IMAGES_QUALITY (environment or \(file)): takes 1 to 100"), fromFile.stderr)
+
+        let fromFlag = try CommandLineTool.run(["serve", "--root", input, "--insecure-unsigned", "--config", file, "--quality", "0"],
+                                               environment: ["MARKET_IMAGES_KEY": "", "MARKET_IMAGES_QUALITY": "70"], timeLimit: 20)
+        XCTAssertEqual(fromFlag.status, 2)
+        XCTAssertTrue(fromFlag.stderr.contains("Error: --quality: takes 1 to 100"), fromFlag.stderr)
+    }
+}
