@@ -21,7 +21,7 @@ struct MarketImages: AsyncParsableCommand {
 
         Exit status: 0 all good, 1 some inputs failed, 2 usage error.
         """,
-        version: "0.5.0",
+        version: "0.6.0",
         subcommands: [Prepare.self, Thumbs.self, Inspect.self, Register.self, Edit.self, Attach.self, Publish.self, ListProducts.self,
                       Show.self, Delete.self, Preview.self, URLCommand.self, Serve.self]
     )
