@@ -1,6 +1,7 @@
 -- wrk script: cycles over the request paths in $PATHS (one per line; "PATH<TAB>ETAG" sends
 -- If-None-Match), each wrk thread starting at its own offset so no two connections ask for the same
--- image at the same moment, and counts the statuses it gets back.
+-- image at the same moment, and counts the statuses it gets back (and nginx's X-Cache-Status, when
+-- there is one in front).
 local threads, counter = {}, 0
 
 function setup(thread)
@@ -16,7 +17,7 @@ function init(args)
     table.insert(tags, tag)
   end
   counter = id * math.floor(#paths / 2)
-  statuses = {}
+  statuses, caches = {}, {}
 end
 
 function request()
@@ -29,17 +30,25 @@ end
 
 function response(status, headers, body)
   statuses[status] = (statuses[status] or 0) + 1
+  local cache = headers["X-Cache-Status"]
+  if cache then caches[cache] = (caches[cache] or 0) + 1 end
+end
+
+-- "200=12,503=3": the threads' counts of one table, summed.
+local function summed(name, separator)
+  local totals, parts = {}, {}
+  for _, thread in ipairs(threads) do
+    for key, n in pairs(thread:get(name)) do totals[key] = (totals[key] or 0) + n end
+  end
+  for key, n in pairs(totals) do table.insert(parts, key .. separator .. n) end
+  table.sort(parts)
+  return table.concat(parts, ",")
 end
 
 function done(summary, latency, requests)
-  local totals = {}
-  for _, thread in ipairs(threads) do
-    for status, n in pairs(thread:get("statuses")) do totals[status] = (totals[status] or 0) + n end
-  end
-  local parts = {}
-  for status, n in pairs(totals) do table.insert(parts, status .. "=" .. n) end
-  table.sort(parts)
-  io.write(string.format("RESULT requests=%d seconds=%.3f p50_ms=%.2f p99_ms=%.2f statuses=%s errors=%d\n",
+  local caches = summed("caches", ":")
+  io.write(string.format("RESULT requests=%d seconds=%.3f p50_ms=%.2f p99_ms=%.2f statuses=%s errors=%d%s\n",
     summary.requests, summary.duration / 1e6, latency:percentile(50) / 1e3, latency:percentile(99) / 1e3,
-    table.concat(parts, ","), summary.errors.connect + summary.errors.read + summary.errors.write + summary.errors.timeout))
+    summed("statuses", "="), summary.errors.connect + summary.errors.read + summary.errors.write + summary.errors.timeout,
+    caches ~= "" and (" cache=" .. caches) or ""))
 end
