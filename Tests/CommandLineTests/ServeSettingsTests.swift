@@ -30,7 +30,7 @@ final class ServeSettingsTests: FolderTestCase {
             "MARKET_IMAGES_SALT=\(Self.salt)",
         ])
         let environment = ["MARKET_IMAGES_MAX_AGE": "60", "MARKET_IMAGES_ONLY_PRESETS": "true", "MARKET_IMAGES_CACHE": root + "/cache",
-                           "MARKET_IMAGES_KEY": "", "MARKET_IMAGES_SALT": ""]
+                           "MARKET_IMAGES_KEY": "", "MARKET_IMAGES_SALT": "", "MARKET_IMAGES_CAHCE": "/var/cache/misspelt"]
 
         let signer = try ThumbnailURLSigner(hexKey: Self.key, hexSalt: Self.salt)
         let tile = signer.signedPath(options: ["pr:tile"], source: "local:///sku-1/IMG_1.jpg")
@@ -45,6 +45,8 @@ final class ServeSettingsTests: FolderTestCase {
         XCTAssertEqual([header.width, header.height], [100, 100], "the file's preset")
         let refused = try await fromEnvironment.get(ownSize, headers: ["Accept": "image/jpeg"])
         XCTAssertEqual(refused.status, 400, "MARKET_IMAGES_ONLY_PRESETS=true")
+        XCTAssertTrue(fromEnvironment.logText.contains("warning: MARKET_IMAGES_CAHCE is not a setting of serve and is ignored"), fromEnvironment.logText)
+        XCTAssertFalse(fromEnvironment.logText.contains("MARKET_IMAGES_ROOT is not"), "the file's names are known")
         let cached = try FileManager.default.subpathsOfDirectory(atPath: root + "/cache").filter { !$0.hasPrefix(".") }
         XCTAssertFalse(cached.isEmpty, "MARKET_IMAGES_CACHE is the cache folder")
         fromEnvironment.terminate()

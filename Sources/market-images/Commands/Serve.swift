@@ -29,7 +29,7 @@ struct Serve: AsyncParsableCommand {
           market-images serve --root ready --bind 0.0.0.0:8080 --key-file key.hex
           market-images serve --root Samples --insecure-unsigned
           market-images serve --only-presets --allow-source https://img.example.com/
-          MARKET_IMAGES_ROOT=ready MARKET_IMAGES_BIND=0.0.0.0:8080 market-images serve --config /etc/market-images/serve.env
+          market-images serve --config /etc/market-images/serve.env
         """
     )
 
@@ -199,6 +199,9 @@ struct Serve: AsyncParsableCommand {
         let problems = configuration.problems
         guard problems.isEmpty else {
             throw ValidationError(problems.map { "\(from.origin(of: $0.setting)): \($0.message)" }.joined(separator: "\n"))
+        }
+        for name in from.unknownNames() {
+            Terminal.standardError.warning("\(name) is not a setting of serve and is ignored (see market-images serve --help)")
         }
         return configuration
     }

@@ -14,6 +14,10 @@ final class SettingSources {
     private let file: String?
     /// How each setting read so far was given: `--flag` or the variable, for naming it in errors.
     private var origins: [String: String] = [:]
+    /// Every variable asked for, given or not, so that a misspelt one can be named.
+    private var asked: Set<String> = []
+    /// Variables read elsewhere (by the image pipeline), which are not settings.
+    private static let readElsewhere: Set<String> = ["MARKET_IMAGES_VIPS_WARNINGS", "MARKET_IMAGES_NO_AVX2"]
 
     /// The key and the salt are marked secret, so swift-configuration's access log redacts them.
     private static let secrets: SecretsSpecifier<String, String> = .specific([variable("key"), variable("salt")])
@@ -46,7 +50,9 @@ final class SettingSources {
             throw ValidationError("cannot read \(environment.origin(of: "config")) \(Terminal.display(file)): "
                 + "give a file of MARKET_IMAGES_NAME=value lines")
         }
-        return SettingSources(providers: [processEnvironment(), fileProvider], file: file)
+        let sources = SettingSources(providers: [processEnvironment(), fileProvider], file: file)
+        sources.asked.insert(variable("config"))
+        return sources
     }
 
     /// `max-source-bytes` → `MARKET_IMAGES_MAX_SOURCE_BYTES`.
@@ -96,13 +102,27 @@ final class SettingSources {
 
     /// A value that only ever comes from the environment or the file (a key, a salt), never echoed.
     func secret(_ name: String) -> String? {
-        reader.string(forKey: ConfigKey(Self.variable(name)), isSecret: true)
+        asked.insert(Self.variable(name))
+        return reader.string(forKey: ConfigKey([Self.variable(name)]), isSecret: true)
+    }
+
+    /// `MARKET_IMAGES_*` names in the environment or the file that no setting read: a misspelling
+    /// (`MARKET_IMAGES_CAHCE`) would otherwise be ignored without a word. Call after every setting is read.
+    func unknownNames() -> [String] {
+        var given = ProcessInfo.processInfo.environment.keys.filter { $0.hasPrefix("MARKET_IMAGES_") }
+        if let file, let text = try? String(contentsOfFile: file, encoding: .utf8) {
+            given += text.split(whereSeparator: \.isNewline).compactMap { line in
+                line.split(separator: "=", maxSplits: 1).first.map { $0.trimmingCharacters(in: .whitespaces) }
+            }.filter { $0.hasPrefix("MARKET_IMAGES_") }
+        }
+        return Set(given).subtracting(asked).subtracting(Self.readElsewhere).sorted()
     }
 
     /// How a setting was given, to name it in an error: `--cache`, or `MARKET_IMAGES_CACHE`.
     func origin(of name: String) -> String { origins[name] ?? "--" + name }
 
     private func text(_ name: String) -> String? {
+        asked.insert(Self.variable(name))
         // The variable's name is the key as it is: the providers' own mapping of dotted keys is not wanted.
         guard let text = reader.string(forKey: ConfigKey([Self.variable(name)])) else { return nil }
         origins[name] = described(name)
