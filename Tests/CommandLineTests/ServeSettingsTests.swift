@@ -74,11 +74,8 @@ final class ServeSettingsTests: FolderTestCase {
             "config": "/no/such/serve.env",
         ]
         // Set by a good value elsewhere (the test above), or with no bad value of its own.
-        let covered: Set<String> = ["cache", "help", "version"]
-        let help = try CommandLineTool.run(["serve", "--experimental-dump-help"])
-        let dump = try JSONSerialization.jsonObject(with: Data(help.stdout.utf8)) as? [String: Any]
-        let arguments = (dump?["command"] as? [String: Any])?["arguments"] as? [[String: Any]] ?? []
-        let options = Set(arguments.compactMap { ($0["preferredName"] as? [String: Any])?["name"] as? String }.filter { !$0.hasPrefix("no-") })
+        let covered: Set<String> = ["cache"]
+        let options = try serveOptions()
         XCTAssertGreaterThan(options.count, 30)
         XCTAssertEqual(options.subtracting(covered).subtracting(bad.keys).sorted(), [], "options without a variable test")
 
@@ -86,7 +83,7 @@ final class ServeSettingsTests: FolderTestCase {
         let file = try configFile(["MARKET_IMAGES_ROOT=\(input)", "MARKET_IMAGES_INSECURE_UNSIGNED=true",
                                    "MARKET_IMAGES_BIND=127.0.0.1:0", "MARKET_IMAGES_METRICS_BIND=off"])
         for (option, value) in bad.sorted(by: { $0.key < $1.key }) {
-            let variable = "MARKET_IMAGES_" + option.uppercased().replacingOccurrences(of: "-", with: "_")
+            let variable = Self.variable(option)
             let run = try CommandLineTool.run(["serve"] + (option == "config" ? [] : ["--config", file]),
                                               environment: [variable: value, "MARKET_IMAGES_KEY": ""], timeLimit: 20)
             XCTAssertEqual(run.status, 2, "\(variable)=\(value): \(run.stderr)")
@@ -94,6 +91,35 @@ final class ServeSettingsTests: FolderTestCase {
             XCTAssertEqual(errors.count, 1, run.stderr)
             XCTAssertTrue(errors.first?.contains(variable) ?? false, "\(variable)=\(value) gave: \(run.stderr)")
         }
+    }
+
+    /// Every `MARKET_IMAGES_*` name in deploy/ (the unit's environment file, the container, Kubernetes)
+    /// is one serve reads: a misspelt one there would be ignored in every deployment made from it.
+    func testTheDeploymentFilesNameOnlyRealSettings() throws {
+        let known = Set(try serveOptions().map(Self.variable) + ["MARKET_IMAGES_KEY", "MARKET_IMAGES_SALT"])
+        let deploy = Fixture.root.deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent("deploy")
+        let files = try XCTUnwrap(FileManager.default.subpathsOfDirectory(atPath: deploy.path)).filter { !$0.hasSuffix("/") }
+        var named = 0
+        for file in files {
+            guard let text = try? String(contentsOf: deploy.appendingPathComponent(file), encoding: .utf8) else { continue }
+            for match in text.matches(of: /MARKET_IMAGES_[A-Z][A-Z_]*/) {
+                named += 1
+                XCTAssertTrue(known.contains(String(match.output)), "deploy/\(file) names \(match.output), which serve does not read")
+            }
+        }
+        XCTAssertGreaterThan(named, 20)
+    }
+
+    private func serveOptions() throws -> Set<String> {
+        let help = try CommandLineTool.run(["serve", "--experimental-dump-help"])
+        let dump = try JSONSerialization.jsonObject(with: Data(help.stdout.utf8)) as? [String: Any]
+        let arguments = (dump?["command"] as? [String: Any])?["arguments"] as? [[String: Any]] ?? []
+        return Set(arguments.compactMap { ($0["preferredName"] as? [String: Any])?["name"] as? String }
+            .filter { !$0.hasPrefix("no-") && $0 != "help" && $0 != "version" })
+    }
+
+    private static func variable(_ option: String) -> String {
+        "MARKET_IMAGES_" + option.uppercased().replacingOccurrences(of: "-", with: "_")
     }
 
     /// A value in the file is named with the file; a flag's problem keeps the flag's name.
