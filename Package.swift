@@ -33,6 +33,8 @@ let package = Package(
         // Test-only: a loopback HTTP server and an independent multipart parser for the uploader tests.
         .package(url: "https://github.com/swhitty/FlyingFox", from: "0.27.0"),
         .package(url: "https://github.com/vapor/multipart-kit", from: "4.7.0"),
+        // The libraries' DocC reference (scripts/docs); a command plugin, built only when asked for.
+        .package(url: "https://github.com/swiftlang/swift-docc-plugin", from: "1.5.0"),
     ],
     targets: [
         .systemLibrary(
@@ -94,15 +96,19 @@ let package = Package(
             name: "CommandLineTests",
             dependencies: ["ImagePipeline", "MarketUploader", "ThumbnailService", "TestSupport", .product(name: "FlyingFox", package: "FlyingFox")]
         ),
-        // The service in process, through HummingbirdTesting: no ports, no binary.
+        // The service in process, through HummingbirdTesting: no ports, no binary; and the libraries'
+        // documented examples, compiled and run (LibraryExampleTests).
         .testTarget(
             name: "ThumbnailServiceTests",
             dependencies: [
                 "ThumbnailService",
                 "ImagePipeline",
                 "MarketUploader",
+                "Publishing",
                 "TestSupport",
+                .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
+                .product(name: "Logging", package: "swift-log"),
             ]
         ),
         // Planning and applying through MarketUploader's HTTPTransport seam, in process.
