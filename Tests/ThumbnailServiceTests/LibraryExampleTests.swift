@@ -138,6 +138,32 @@ final class LibraryExampleTests: FolderTestCase {
         for step in try await run.plan(folders: folders) { print(await run.apply(step).result) }
     }
 
+    /// Every ``Symbol`` a catalogue links to is declared public in its target, so a renamed type fails
+    /// here and not only in `scripts/docs` (which CI does not run).
+    func testTheReferenceLinksOnlyToPublicDeclarations() throws {
+        let sources = Fixture.root.deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent("Sources")
+        var links = 0
+        for target in ["MarketUploader", "ImagePipeline", "ThumbnailService", "Publishing"] {
+            let folder = sources.appendingPathComponent(target)
+            var code = "", articles = ""
+            for path in try FileManager.default.subpathsOfDirectory(atPath: folder.path) {
+                let text = (try? String(contentsOf: folder.appendingPathComponent(path), encoding: .utf8)) ?? ""
+                if path.hasSuffix(".swift") { code += text } else if path.hasSuffix(".md") { articles += text }
+            }
+            for match in articles.matches(of: /``([A-Za-z]+)(?:\/([A-Za-z]+)[^`]*)?``/) where match.output.1 != target || match.output.2 != nil {
+                links += 1
+                let type = String(match.output.1)
+                XCTAssertNotNil(code.firstMatch(of: try Regex("public (final class|class|struct|enum|protocol|actor|typealias) \(type)\\b")),
+                                "\(target).docc links to \(type), which \(target) does not declare public")
+                if let member = match.output.2 {
+                    XCTAssertNotNil(code.firstMatch(of: try Regex("public (mutating )?(func|var|let|init) ?\(member)\\b")),
+                                    "\(target).docc links to \(type)/\(member), which is not public")
+                }
+            }
+        }
+        XCTAssertGreaterThan(links, 30)
+    }
+
     /// Each ```swift block of the README's Library section and of every DocC article, less its imports,
     /// is in this file as shown (indented into a function body).
     func testEveryExampleShownIsOneCompiledHere() throws {
