@@ -12,7 +12,7 @@ struct ServiceKeyOptions: ParsableArguments {
 
     /// The key and salt pairs as bytes; empty when no key is set.
     func load(from sources: SettingSources = .environment()) throws -> [(key: Data, salt: Data)] {
-        var keys = Self.list(sources.secret("key")), salts = Self.list(sources.secret("salt"))
+        var keys = sources.secrets("key"), salts = sources.secrets("salt")
         if let keyFile = try sources.value(keyFile, "key-file") {
             guard let text = try? String(contentsOfFile: keyFile, encoding: .utf8) else {
                 throw ValidationError("cannot read \(sources.origin(of: "key-file")) \(Terminal.display(keyFile))")
@@ -35,9 +35,5 @@ struct ServiceKeyOptions: ParsableArguments {
             }
             return (Data(keyBytes), Data(saltBytes))
         }
-    }
-
-    private static func list(_ text: String?) -> [String] {
-        (text ?? "").split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
     }
 }

@@ -62,10 +62,7 @@ final class SettingSources {
 
     /// The flag's value, or the environment's or the file's parsed as the flag would be, or nil.
     func value<Value: ExpressibleByArgument>(_ flag: Value?, _ name: String) throws -> Value? {
-        if let flag {
-            origins[name] = "--" + name
-            return flag
-        }
+        if let flag = given(flag, name) { return flag }
         guard let text = text(name) else { return nil }
         guard let value = Value(argument: text) else {
             throw ValidationError("\(described(name)) is \(Terminal.display(text)), not \(Self.expected(Value.self))")
@@ -79,10 +76,7 @@ final class SettingSources {
 
     /// A switch: `--name` / `--no-name`, or true/false, yes/no, 1/0 in the environment or the file.
     func isOn(_ flag: Bool?, _ name: String) throws -> Bool {
-        if let flag {
-            origins[name] = "--" + name
-            return flag
-        }
+        if let flag = given(flag, name) { return flag }
         guard let text = text(name) else { return false }
         switch text.lowercased() {
         case "true", "yes", "on", "1": return true
@@ -93,17 +87,15 @@ final class SettingSources {
 
     /// A repeatable flag's values, or the environment's or the file's, comma-separated.
     func list(_ flag: [String], _ name: String) -> [String] {
-        if !flag.isEmpty {
-            origins[name] = "--" + name
-            return flag
-        }
-        return (text(name) ?? "").split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
+        if let flag = given(flag.isEmpty ? nil : flag, name) { return flag }
+        return Self.commaSeparated(text(name))
     }
 
-    /// A value that only ever comes from the environment or the file (a key, a salt), never echoed.
-    func secret(_ name: String) -> String? {
+    /// Values that only ever come from the environment or the file (keys, salts), comma-separated as
+    /// imgproxy takes them; never echoed.
+    func secrets(_ name: String) -> [String] {
         asked.insert(Self.variable(name))
-        return reader.string(forKey: ConfigKey([Self.variable(name)]), isSecret: true)
+        return Self.commaSeparated(reader.string(forKey: ConfigKey([Self.variable(name)]), isSecret: true))
     }
 
     /// `MARKET_IMAGES_*` names in the environment or the file that no setting read: a misspelling
@@ -120,6 +112,16 @@ final class SettingSources {
 
     /// How a setting was given, to name it in an error: `--cache`, or `MARKET_IMAGES_CACHE`.
     func origin(of name: String) -> String { origins[name] ?? "--" + name }
+
+    /// The flag's value when it was given, noted as where the setting came from.
+    private func given<Value>(_ flag: Value?, _ name: String) -> Value? {
+        if flag != nil { origins[name] = "--" + name }
+        return flag
+    }
+
+    private static func commaSeparated(_ text: String?) -> [String] {
+        (text ?? "").split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
+    }
 
     private func text(_ name: String) -> String? {
         asked.insert(Self.variable(name))
