@@ -1,4 +1,5 @@
 import Foundation
+import ImagePipeline
 import MarketUploader
 
 /// A product folder's `product.json`, read key by key. An unknown key (`sael_price`), a price
@@ -17,6 +18,28 @@ public enum ProductFile {
         + "(\"price\": 12000, \"sale_price\": 10800 lists it at ₩10,800, was ₩12,000)"
     }
 
+    /// The largest `product.json` read: a product's fields are a few kilobytes, and a huge or endless
+    /// file (sparse, a device, a FIFO) must not be read whole.
+    public static let maxBytes = 1 << 20
+
+    private enum Contents {
+        case none, problem(String), data(Data)
+    }
+
+    /// The file's bytes, opened by us (a regular file only) and its size checked before reading.
+    private static func contents(of path: String) -> Contents {
+        guard FileManager.default.fileExists(atPath: path) else { return .none }
+        do {
+            let file = try OpenFile(path: path)
+            guard file.size <= maxBytes else {
+                return .problem("is \(NumberText.grouped(Int64(file.size))) bytes; a product.json is at most \(NumberText.grouped(Int64(maxBytes))) (its fields are a few kilobytes)")
+            }
+            return .data(try file.read())
+        } catch {
+            return .problem("\(error)")
+        }
+    }
+
     /// The fields the folder's `product.json` sets; nil when there is none.
     public static func fields(in folder: String) throws(PublishingError) -> ProductChange? {
         let read = self.read(in: folder)
@@ -28,7 +51,12 @@ public enum ProductFile {
     /// bad key does not hide a good price.
     public static func read(in folder: String) -> (fields: ProductChange?, problem: PublishingError?) {
         let path = (folder as NSString).appendingPathComponent(fileName)
-        guard let data = FileManager.default.contents(atPath: path) else { return (nil, nil) }
+        let data: Data
+        switch contents(of: path) {
+        case .none: return (nil, nil)
+        case .problem(let problem): return (nil, .productFile(path: path, problems: [problem]))
+        case .data(let bytes): data = bytes
+        }
         let parsed: Any
         do { parsed = try JSONSerialization.jsonObject(with: data) } catch {
             return (nil, .productFile(path: path, problems: ["is not valid JSON: \(Self.position(of: error, in: data))"]))

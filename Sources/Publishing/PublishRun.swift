@@ -209,6 +209,7 @@ public struct PublishRun {
     private mutating func register(_ folder: String, _ payload: PublishStep.Payload?, replacing: Int?, into step: inout PublishStep) async throws {
         guard let payload else { return }
         let key = key(folder), previous = ledger.entries[key]
+        let known = ledger.knownIDs(on: server)
         ledger.entries[key] = .init(state: .pending, at: Date(), sent: payload.snapshot, replaces: replacing)
         try ledger.save(to: productsFolder)
         let product: ProductResponse
@@ -221,6 +222,10 @@ public struct PublishRun {
                 throw error
             }
             throw PublishingError.mayHaveBeenListed(error)
+        }
+        // Two folders recorded as one listing would make each "unchanged" for ever after.
+        guard !known.contains(product.id) else {
+            throw PublishingError.mayHaveBeenListed(.invalidResponse("the server answered product id \(product.id), which is already recorded for another listing"))
         }
         ledger.entries[key] = .init(state: .registered, productID: product.id, at: Date(), sent: payload.snapshot,
                                     vendorID: product.vendorID, replaces: replacing)

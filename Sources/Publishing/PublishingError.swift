@@ -25,7 +25,8 @@ public enum PublishingError: Error, Sendable, Equatable, CustomStringConvertible
             "a product needs \(names.joined(separator: ", "))" + (file.map { ": set \(names.map { "\"\($0)\"" }.joined(separator: ", ")) in \($0)" } ?? "")
         case .photosFailed(let failures): "\(failures.count) photo(s) could not be prepared (\(failures.joined(separator: "; "))); nothing was sent"
         case .preparationStopped(let cause): "\(cause); nothing was sent"
-        case .mayHaveBeenListed(let error): "\(error.description); the server may have listed it anyway, so it is pending: the next run looks it up"
+        case .mayHaveBeenListed(let error):
+            "\(error.summary); the server may have listed it, so it is pending: the next run looks for the listing before sending anything again"
         }
     }
 }

@@ -90,4 +90,20 @@ final class DeployTests: FolderTestCase {
         let metrics = try await front.get("/metrics")
         XCTAssertEqual(metrics.status, 404, "metrics are not public")
     }
+
+    /// The unit as committed scores 1.3 or better in `systemd-analyze security` (was 4.4): removing a
+    /// hardening setting fails this. Its threshold is in tenths.
+    func testTheUnitKeepsItsHardening() throws {
+        let analyze = "/usr/bin/systemd-analyze"
+        guard FileManager.default.isExecutableFile(atPath: analyze) else { throw XCTSkip("systemd-analyze is not installed") }
+        let repository = Fixture.root.deletingLastPathComponent().deletingLastPathComponent()
+        let unit = root + "/market-images@8080.service"
+        try FileManager.default.copyItem(atPath: repository.appendingPathComponent("deploy/market-images@.service").path, toPath: unit)
+        let output = try ProcessOutput.run(analyze, ["security", "--offline=true", "--threshold=13", unit])
+        let text = String(decoding: output, as: UTF8.self)
+        XCTAssertTrue(text.contains("Overall exposure level for market-images@8080.service: 1.3"), text)
+        for setting in ["SystemCallArchitectures=", "ProtectKernelLogs=", "ProtectClock=", "ProtectHostname=", "RestrictRealtime=", "ProtectProc=", "UMask="] {
+            XCTAssertTrue(text.contains("✓ \(setting)"), "\(setting) is set")
+        }
+    }
 }

@@ -53,7 +53,7 @@ final class PreviewTests: FolderTestCase {
 
     func testTheListAndGridShowEveryProductAsTheAppWould() async throws {
         let preview = try start()
-        let list = try HeadlessChromium.dom(URL(string: preview.base.absoluteString + "/")!)
+        let list = try HeadlessChromium.dom(preview.url("/"))
         for text in ["Garden photo prints", "휴대폰 사진 엽서 세트", Self.korean, "₩9,900", "<s class=\"original\">₩12,000</s>", "$15.50", "Sold out",
                      "3 in stock", "&lt;script&gt;alert('x')&lt;/script&gt; &amp; co"] {
             XCTAssertTrue(list.contains(text), "the list shows \(text):\n\(list)")
@@ -62,12 +62,12 @@ final class PreviewTests: FolderTestCase {
         XCTAssertEqual(loaded(list), Array(repeating: "80x80", count: 4), "one 80 px list thumbnail per product at 1x:\n\(list)")
         XCTAssertTrue(list.contains("2 problems"), "the mug's six photos and its damaged one are counted")
 
-        let grid = try HeadlessChromium.dom(URL(string: preview.base.absoluteString + "/?view=grid")!)
+        let grid = try HeadlessChromium.dom(preview.url("/?view=grid"))
         XCTAssertTrue(grid.contains("class=\"products grid\""))
         XCTAssertEqual(loaded(grid), Array(repeating: "200x200", count: 4), grid)
         // A phone at 3x loads the 3x thumbnails, not the 1x ones scaled up: 600 pixels, shown as 200
         // CSS pixels, or all the source has (the 640×480 camera photo is never enlarged: 480, shown as 160).
-        let phone = try HeadlessChromium.dom(URL(string: preview.base.absoluteString + "/?view=grid")!, width: 390, height: 844, scale: 3)
+        let phone = try HeadlessChromium.dom(preview.url("/?view=grid"), width: 390, height: 844, scale: 3)
         XCTAssertEqual(loaded(phone), ["200x200", "160x160", "160x160", "200x200"], phone)
         let chosen = matches(#"data-source="([^"]+)""#, in: phone)
         XCTAssertEqual(chosen.count, 4)
@@ -81,7 +81,7 @@ final class PreviewTests: FolderTestCase {
 
     func testTheProductPageShowsEveryPreparedPhotoAndWhatWentWrong() throws {
         let preview = try start()
-        let page = try HeadlessChromium.dom(URL(string: preview.base.absoluteString + "/product/mug")!)
+        let page = try HeadlessChromium.dom(preview.url("/product/mug"))
         let captions = matches(#"<span class="source">([^<]+)</span>"#, in: page)
         XCTAssertEqual(captions, ["1. IMG_1.jpg", "2. IMG_2.jpeg", "3. IMG_3.jpg", "4. IMG_4.jpg", "5. IMG_5.HEIC"], "upload order")
         let shown = matches(#"<span class="dims">(\d+×\d+) px</span>"#, in: page).map { $0.replacingOccurrences(of: "×", with: "x") }
@@ -103,12 +103,12 @@ final class PreviewTests: FolderTestCase {
     /// URLs, a new page ETag, and the browser loads the new size.
     func testReloadingAfterAPhotoChangesShowsTheNewPhoto() async throws {
         let preview = try start()
-        let before = try HeadlessChromium.dom(URL(string: preview.base.absoluteString + "/product/markup")!)
+        let before = try HeadlessChromium.dom(preview.url("/product/markup"))
         let firstPage = try await preview.get("/product/markup")
         XCTAssertEqual(loaded(before).first, "2048x1536", before)
         try FileManager.default.removeItem(atPath: input + "/markup/cutout.png")
         try copy("orientation/Landscape_6.jpg", to: "markup/cutout.jpg")
-        let after = try HeadlessChromium.dom(URL(string: preview.base.absoluteString + "/product/markup")!)
+        let after = try HeadlessChromium.dom(preview.url("/product/markup"))
         XCTAssertEqual(loaded(after).first, "600x450", after)
         let secondPage = try await preview.get("/product/markup", headers: ["If-None-Match": firstPage.header("ETag") ?? ""])
         XCTAssertEqual(secondPage.status, 200, "a changed folder is a changed page")
@@ -126,10 +126,10 @@ final class PreviewTests: FolderTestCase {
         ]]
         try JSONSerialization.data(withJSONObject: ledger).write(to: URL(fileURLWithPath: input + "/.openmarket-published.json"))
         let preview = try start(["--dialect", "openmarket"])
-        let list = try HeadlessChromium.dom(URL(string: preview.base.absoluteString + "/")!)
+        let list = try HeadlessChromium.dom(preview.url("/"))
         XCTAssertTrue(list.contains("photos changed since product 41 was published: publish needs --recreate"), list)
         XCTAssertTrue(list.contains("new: not yet published to http://localhost:9"), list)
-        let page = try HeadlessChromium.dom(URL(string: preview.base.absoluteString + "/product/sku-camera")!)
+        let page = try HeadlessChromium.dom(preview.url("/product/sku-camera"))
         XCTAssertTrue(page.contains("<li class=\"change\"><b>description</b>: An older description. →"), page)
     }
 
@@ -143,12 +143,45 @@ final class PreviewTests: FolderTestCase {
                                             ("desktop-product", 1280, 900, "/product/mug"), ("phone-product", 390, 844, "/product/mug")] {
             let file = artifacts + "/\(name).png"
             try? FileManager.default.removeItem(atPath: file)
-            try HeadlessChromium.screenshot(URL(string: preview.base.absoluteString + path)!, to: file, width: width, height: height)
+            try HeadlessChromium.screenshot(preview.url(path), to: file, width: width, height: height)
             let image = try DecodedImage.decode(file: file, maxPixels: .max) { _ in (100_000, 100_000) }
             XCTAssertEqual([image.width, image.height], [width, height], name)
             let cells = try image.grid()
             let spread = cells.flatMap { $0 }.max()! - cells.flatMap { $0 }.min()!
             XCTAssertGreaterThan(spread, 5, "\(name) shows something, not one flat colour: \(cells)")
         }
+    }
+
+    /// DNS rebinding and other users of the machine: a request that names another host (even with the
+    /// token), or has no token, gets 403 and nothing of the catalogue; the printed address sets the
+    /// cookie that lets the page's own requests in.
+    func testOnlyItsOwnAddressWithThisRunsTokenIsAnswered() throws {
+        let preview = try start()
+        let port = try XCTUnwrap(preview.base.port)
+        let token = try XCTUnwrap(preview.token, "the printed address carries a token")
+        func head(_ host: String, _ path: String, cookie: String? = nil) throws -> String {
+            let connection = try RawConnection(port: port)
+            connection.send("GET \(path) HTTP/1.1\r\nHost: \(host)\r\n" + (cookie.map { "Cookie: \($0)\r\n" } ?? "") + "Connection: close\r\n\r\n")
+            var answer = Data()
+            while let chunk = connection.receive(timeout: 30), !chunk.isEmpty { answer.append(chunk) }
+            return String(decoding: answer, as: UTF8.self)
+        }
+        for (host, path) in [("evil.example:\(port)", "/?token=\(token)"), ("127.0.0.1.evil.example:\(port)", "/?token=\(token)"),
+                             ("127.0.0.1:\(port)", "/"), ("127.0.0.1:\(port)", "/?token=0\(token.dropFirst())"),
+                             ("127.0.0.1:\(port)", "/product/mug"), ("127.0.0.1:\(port)", "/health")] {
+            let answer = try head(host, path)
+            XCTAssertTrue(answer.hasPrefix("HTTP/1.1 403"), "\(host) \(path): \(answer.prefix(200))")
+            XCTAssertFalse(answer.contains(Self.korean), "\(host) \(path)")
+        }
+        let opened = try head("localhost:\(port)", "/?token=\(token)")
+        XCTAssertTrue(opened.hasPrefix("HTTP/1.1 200"), String(opened.prefix(200)))
+        XCTAssertTrue(opened.contains("market_images_preview=\(token); Path=/; HttpOnly; SameSite=Strict"), String(opened.prefix(600)))
+        let product = try head("[::1]:\(port)", "/product/mug", cookie: "market_images_preview=\(token)")
+        XCTAssertTrue(product.hasPrefix("HTTP/1.1 200") && product.contains(Self.korean), String(product.prefix(200)))
+
+        // A real browser on a page whose name now resolves to the preview's address.
+        let rebound = try HeadlessChromium.dom(URL(string: "http://rebind.test:\(port)/?token=\(token)")!, resolving: "rebind.test")
+        XCTAssertFalse(rebound.contains(Self.korean), rebound)
+        XCTAssertTrue(rebound.contains("foreign-host"), rebound)
     }
 }

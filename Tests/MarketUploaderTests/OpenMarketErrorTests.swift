@@ -9,7 +9,7 @@ final class OpenMarketErrorTests: XCTestCase {
             .invalid(["a"]), .unsupported("b"), .unauthorized(status: 401, message: "c"), .notFound(message: "d"),
             .payloadTooLarge(message: "e"), .rejected(status: 400, message: "f"), .serverError(status: 500, message: "g"),
             .transport(message: "h", requestReachedServer: true), .transport(message: "h", requestReachedServer: false),
-            .timedOut(seconds: 3), .invalidResponse("i"),
+            .timedOut(seconds: 3), .answerTooLarge(limit: 10), .redirected(status: 307, from: "http://a/x", to: "http://b/x"), .invalidResponse("i"),
         ]
         for error in errors { XCTAssertFalse(error.description.contains("--"), error.description) }
         let builder = RequestBuilder(baseURL: Dialect.openmarket.defaultBaseURL, dialect: .openmarket)

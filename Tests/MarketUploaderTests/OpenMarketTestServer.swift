@@ -47,6 +47,11 @@ actor OpenMarketTestServer {
         /// `handled`: a test orders "the request reached the server", "the client went away" and
         /// "the server acted on it anyway" by these, not by sleeps.
         case hold(until: Gate, arrived: Gate, handled: Gate)
+        /// Answers `status` with `Location: location`; with `acting`, carries the request out first
+        /// (a register is listed, then its answer points away).
+        case redirect(Int, location: String, acting: Bool)
+        /// Refuses with `status`, quoting the request's body in its message, as careless servers do.
+        case echo(Int)
     }
 
     let dialect: Dialect
@@ -103,6 +108,11 @@ actor OpenMarketTestServer {
             case .status(let code, let text): return respond(code, text)
             case .delay(let seconds): try? await Task.sleep(nanoseconds: UInt64(seconds * 1e9))
             case .garbage: return FlyingFox.HTTPResponse(statusCode: .ok, body: Data("<html>not json".utf8))
+            case .echo(let status):
+                return respond(status, String(decoding: try! JSONSerialization.data(withJSONObject: ["code": status, "message": String(decoding: body, as: UTF8.self)]), as: UTF8.self))
+            case .redirect(let status, let location, let acting):
+                if acting { _ = answer(&received, headers: headers) }
+                return FlyingFox.HTTPResponse(statusCode: HTTPStatusCode(status, phrase: "Redirect"), headers: [.location: location])
             case .hold(let release, let arrived, let handled):
                 await arrived.open()
                 await release.wait()

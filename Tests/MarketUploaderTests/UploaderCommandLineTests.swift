@@ -76,7 +76,7 @@ final class UploaderCommandLineTests: CommandLineTestCase {
         let deleteUsage = try CommandLineTool.run(["delete", "1", "--server", baseURL.absoluteString, "--dialect", "openmarket", "--yes"],
                                                   environment: ["OPENMARKET_IDENTIFIER": "", "OPENMARKET_SECRET": ""])
         XCTAssertEqual(deleteUsage.status, 2)
-        XCTAssertTrue(deleteUsage.stderr.contains("Usage: market-images delete <ids>"), deleteUsage.stderr)
+        XCTAssertTrue(deleteUsage.stderr.contains("Usage: market-images delete ") && deleteUsage.stderr.contains("<ids>"), deleteUsage.stderr)
         let count = await server.requestCount
         XCTAssertEqual(count, 0)
     }
@@ -236,7 +236,7 @@ extension UploaderCommandLineTests {
         await server.arm(.status(500, body: #"{"code":500,"message":"boom"}"#))
         let failed = try tool(["publish", root + "/products"])
         XCTAssertEqual(failed.status, 1)
-        XCTAssertTrue(failed.stderr.contains("it is pending: the next run looks it up"), failed.stderr)
+        XCTAssertTrue(failed.stderr.contains("it is pending: the next run looks for the listing"), failed.stderr)
         XCTAssertFalse(failed.stderr.contains("try again later"), failed.stderr)
     }
 }

@@ -123,7 +123,7 @@ final class ValidationAndErrorTests: UploaderTestCase {
         } catch {
             guard case .transport(_, let reached) = error else { return XCTFail("\(error)") }
             XCTAssertTrue(reached)
-            XCTAssertTrue(error.description.contains("the server may have acted on it"), error.description)
+            XCTAssertTrue(error.description.contains("the server may have acted on the request"), error.description)
             TestSecrets.assertAbsent(in: error.description, "the reset error")
         }
         XCTAssertEqual(resetting.connections, 1, "the register was not resent")

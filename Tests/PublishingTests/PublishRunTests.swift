@@ -86,7 +86,7 @@ actor RecordingTransport: HTTPTransport {
 
     func failNextWrite() { failWrite = true }
 
-    func send(_ request: OpenMarketRequest, timeout: TimeInterval) async throws(TransportError) -> HTTPResponse {
+    func send(_ request: OpenMarketRequest, limits: ExchangeLimits) async throws(TransportError) -> HTTPResponse {
         sent.append("\(request.method) \(request.url.path)")
         switch request.method {
         case "POST":
@@ -98,7 +98,7 @@ actor RecordingTransport: HTTPTransport {
             created = product
             if failWrite {
                 failWrite = false
-                throw TransportError(message: "the connection was reset", requestReachedServer: true)
+                throw TransportError(.failed, message: "the connection was reset")
             }
             return HTTPResponse(status: 201, body: try! JSONSerialization.data(withJSONObject: product))
         default:

@@ -17,8 +17,10 @@ public enum HeadlessChromium {
     }
 
     /// The DOM after the page loaded and its script ran, at a window size and device scale.
-    public static func dom(_ url: URL, width: Int = 1280, height: Int = 900, scale: Int = 1) throws -> String {
-        String(decoding: try run(["--dump-dom"], url: url, width: width, height: height, scale: scale), as: UTF8.self)
+    /// `resolving` names a host the browser resolves to 127.0.0.1, as a rebound DNS name would.
+    public static func dom(_ url: URL, width: Int = 1280, height: Int = 900, scale: Int = 1, resolving host: String? = nil) throws -> String {
+        let rules = host.map { ["--host-resolver-rules=MAP \($0) 127.0.0.1"] } ?? []
+        return String(decoding: try run(["--dump-dom"] + rules, url: url, width: width, height: height, scale: scale), as: UTF8.self)
     }
 
     /// A PNG of the page as rendered in a window of `width`×`height` CSS pixels.

@@ -35,7 +35,8 @@ public final class ServiceProcess: @unchecked Sendable {
         process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
         let errors = Pipe()
         process.standardError = errors
-        process.standardOutput = FileHandle.nullDevice
+        // The preview prints its address, with the run's token, on stdout.
+        process.standardOutput = command == "preview" ? errors : FileHandle.nullDevice
         errors.fileHandleForReading.readabilityHandler = { [weak self] handle in
             let chunk = handle.availableData
             self?.lock.withLock { self?.log.append(chunk) }
@@ -49,6 +50,7 @@ public final class ServiceProcess: @unchecked Sendable {
             if let range = log.range(of: #"listening on http://127\.0\.0\.1:\d+"#, options: .regularExpression), metrics != nil || !expectsMetrics {
                 base = URL(string: String(log[range].dropFirst("listening on ".count)))!
                 metricsBase = metrics.map { URL(string: String(log[$0].dropFirst("metrics on ".count)))! }
+                token = log.range(of: #"\?token=[0-9a-f]+"#, options: .regularExpression).map { String(log[$0].dropFirst("?token=".count)) }
                 return
             }
             usleep(20_000)
@@ -57,11 +59,21 @@ public final class ServiceProcess: @unchecked Sendable {
 
     public var isListening: Bool { base.port != nil }
 
+    /// The preview's per-run token, from the address it printed.
+    public private(set) var token: String?
+
+    /// `path` on the service, with the preview's token for a browser that has no cookie yet.
+    public func url(_ path: String) -> URL {
+        guard let token else { return URL(string: base.absoluteString + path)! }
+        return URL(string: base.absoluteString + path + (path.contains("?") ? "&" : "?") + "token=" + token)!
+    }
+
     /// Everything the service wrote to stderr so far: its warnings and access log.
     public var logText: String { lock.withLock { String(decoding: log, as: UTF8.self) } }
 
     public func get(_ path: String, headers: [String: String] = [:], timeout: TimeInterval = 30) async throws -> Answer {
-        let answer = try await LoopbackClient(base: base).get(path, headers: headers, timeout: timeout)
+        let cookie = token.map { ["Cookie": "market_images_preview=\($0)"] } ?? [:]
+        let answer = try await LoopbackClient(base: base).get(path, headers: cookie.merging(headers) { $1 }, timeout: timeout)
         let signature = String(path.dropFirst().prefix { $0 != "/" })
         lock.withLock {
             if answer.header("Content-Type")?.hasPrefix("image/") == true { images.append(answer.body) }

@@ -16,8 +16,8 @@ public struct ProductScanner: Sendable {
         /// Inputs that could not be read at all, by the path the user gave.
         public var unreadable: [(input: String, error: ImagePipelineError)]
         public var warnings: [String]
-        /// Files that look like photos (by extension or by their first bytes) but are not read, each
-        /// named once in `warnings` with the reason.
+        /// Files that look like photos (by extension or by their first bytes) and links out of their
+        /// folder, which are not read, each named once in `warnings` with the reason.
         public var skipped: [String] = []
 
         public var photos: [SourcePhoto] { products.flatMap(\.photos) }
@@ -116,11 +116,10 @@ public struct ProductScanner: Sendable {
             let names = nested.map { ($0 as NSString).lastPathComponent }.joined(separator: ", ")
             scan.warnings.append("\(shown): photos in its subfolders (\(names)) are not read; a product is one folder of photos")
         }
-        func skip(_ files: [(path: String, kind: String)], shownIn shown: String) {
+        func skip(_ files: [(path: String, reason: String)], shownIn shown: String) {
             for file in files {
                 scan.skipped.append(file.path)
-                scan.warnings.append("\((shown as NSString).appendingPathComponent((file.path as NSString).lastPathComponent)): "
-                    + "\(file.kind) is not read (JPEG, PNG, HEIC/HEIF, WebP, AVIF, TIFF or GIF are); convert it, or move it out of the folder")
+                scan.warnings.append("\((shown as NSString).appendingPathComponent((file.path as NSString).lastPathComponent)): \(file.reason)")
             }
         }
         if !loose.isEmpty {
@@ -139,23 +138,35 @@ public struct ProductScanner: Sendable {
     }
 
     /// Visible photo files, files that look like photos this tool does not read (with what they
-    /// are), and subfolders, directly inside `folder`, in natural order.
-    private static func listing(_ folder: String) -> (photos: [String], unsupported: [(path: String, kind: String)], folders: [String])? {
+    /// are, as the reason they are not read), and subfolders, directly inside `folder`, in natural order. A link that resolves outside
+    /// `folder` is not followed but listed with its target as unsupported: what a product is, and so
+    /// what `publish` uploads, is what the folder holds, for every command alike.
+    private static func listing(_ folder: String) -> (photos: [String], unsupported: [(path: String, reason: String)], folders: [String])? {
         guard let names = try? FileManager.default.contentsOfDirectory(atPath: folder) else { return nil }
+        let realFolder = FileStatus.realPath(folder) ?? folder
         var photos: [String] = [], unsupported: [(String, String)] = [], folders: [String] = []
         for name in names.sorted(by: inNaturalOrder) where !name.hasPrefix(".") {
             let path = (folder as NSString).appendingPathComponent(name)
             var isDirectory: ObjCBool = false
             guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else { continue }
-            if isDirectory.boolValue {
+            if let target = linkOutside(realFolder, path) {
+                unsupported.append((path, "is a link to \(target), outside its folder, and is not read; copy it in instead of linking to it"))
+            } else if isDirectory.boolValue {
                 folders.append(path)
             } else if photoExtensions.contains((name as NSString).pathExtension.lowercased()) {
                 photos.append(path)
             } else if let kind = UnsupportedPhoto.kind(of: path) {
-                unsupported.append((path, kind))
+                unsupported.append((path, "\(kind) is not read (JPEG, PNG, HEIC/HEIF, WebP, AVIF, TIFF or GIF are); convert it, or move it out of the folder"))
             }
         }
         return (photos, unsupported, folders)
+    }
+
+    /// Where `path` leads when it is a link that resolves outside `realFolder`; nil for anything else.
+    private static func linkOutside(_ realFolder: String, _ path: String) -> String? {
+        var info = stat()
+        guard lstat(path, &info) == 0, (info.st_mode & S_IFMT) == S_IFLNK, let target = FileStatus.realPath(path) else { return nil }
+        return target.hasPrefix(realFolder + "/") ? nil : target
     }
 
     /// Assigns output stems: the first photo (in natural order) with a stem keeps it, later ones with the

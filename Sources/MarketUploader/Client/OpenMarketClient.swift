@@ -5,13 +5,23 @@ import Foundation
 /// Retries are limited to what cannot duplicate anything: a GET, or any request the transport
 /// proves never reached the server. A register whose connection dropped mid-body is reported, not
 /// resent — resending could list the product twice.
+///
+/// Credentials never leave the configured server: a redirect is followed only by a read (a GET,
+/// which carries none) to the same scheme, host and port; any other redirect is an error naming
+/// where it pointed. Each exchange ends by `timeout` and reads at most `maxAnswerBytes`, so a
+/// trickling or endless answer is cut, not waited for.
 public struct OpenMarketClient: Sendable {
     public let requests: RequestBuilder
     public let transport: any HTTPTransport
+    /// Seconds for a whole exchange: sending the request and reading all of the answer.
     public var timeout: TimeInterval = 30
+    /// The largest answer read. A page of 100 products is a few hundred kilobytes.
+    public var maxAnswerBytes = 4 << 20
     /// Extra attempts for a safe request, with a doubling pause starting at `retryDelay`.
     public var retries = 2
     public var retryDelay: TimeInterval = 0.5
+    /// Same-server redirects a read follows before giving up.
+    static let maxRedirects = 5
 
     public init(baseURL: URL, dialect: Dialect, transport: any HTTPTransport = URLSessionTransport()) {
         requests = RequestBuilder(baseURL: baseURL, dialect: dialect)
@@ -20,14 +30,14 @@ public struct OpenMarketClient: Sendable {
 
     public func register(_ draft: ProductDraft, images: [UploadImage], credentials: Credentials) async throws(OpenMarketError) -> ProductResponse {
         let request = try requests.register(draft, images: images, credentials: credentials)
-        return try decode(try await send(request, idempotent: false, credentials: credentials))
+        return try product(in: try await send(request, idempotent: false, credentials: credentials), credentials: credentials)
     }
 
     public func edit(id: Int, _ change: ProductChange, images: [UploadImage] = [], credentials: Credentials) async throws(OpenMarketError) -> ProductResponse {
         let request = try requests.edit(id: id, change, images: images, credentials: credentials)
         // Setting the same fields twice has the same effect, but G1's multipart PATCH replaces images:
         // resend only when the request certainly never arrived.
-        return try decode(try await send(request, idempotent: false, credentials: credentials))
+        return try product(in: try await send(request, idempotent: false, credentials: credentials), credentials: credentials)
     }
 
     public func product(id: Int) async throws(OpenMarketError) -> ProductResponse {
@@ -69,14 +79,29 @@ public struct OpenMarketClient: Sendable {
             let retryable: Bool
             let failure: OpenMarketError
             do {
-                let response = try await transport.send(request, timeout: timeout)
+                let response = try await exchange(request, followsRedirects: idempotent && credentials == nil)
                 if (200..<300).contains(response.status) { return response.body }
+                if (300..<400).contains(response.status) {
+                    throw OpenMarketError.redirected(status: response.status, from: request.url.absoluteString,
+                                                     to: ServerText.printable(response.headers["location"] ?? "nowhere"))
+                }
                 failure = OpenMarketError.from(status: response.status, body: response.body, credentials: credentials)
                 retryable = idempotent && response.status >= 500
+            } catch let error as TransportError {
+                let message = ServerText.printable(credentials?.redact(error.message) ?? error.message)
+                // The deadline is the caller's whole budget, and an endless answer stays endless:
+                // neither is tried again.
+                switch error.kind {
+                case .timedOut: (failure, retryable) = (.timedOut(seconds: timeout), false)
+                case .answerTooLarge: (failure, retryable) = (.answerTooLarge(limit: maxAnswerBytes), false)
+                case .notSent, .failed:
+                    failure = .transport(message: message, requestReachedServer: error.requestReachedServer)
+                    retryable = idempotent || !error.requestReachedServer
+                }
+            } catch let error as OpenMarketError {
+                throw error
             } catch {
-                let message = credentials?.redact(error.message) ?? error.message
-                failure = error.timedOut ? .timedOut(seconds: timeout) : .transport(message: message, requestReachedServer: error.requestReachedServer)
-                retryable = idempotent || !error.requestReachedServer
+                throw .invalidResponse("\(error)")
             }
             guard retryable, attempt < retries else { throw failure }
             attempt += 1
@@ -84,11 +109,60 @@ public struct OpenMarketClient: Sendable {
         }
     }
 
-    private func decode<T: Decodable>(_ body: Data) throws(OpenMarketError) -> T {
+    /// One exchange within the deadline, with a read's same-server redirects followed; any other
+    /// redirect is returned for `send` to refuse.
+    private func exchange(_ request: OpenMarketRequest, followsRedirects: Bool) async throws -> HTTPResponse {
+        var request = request
+        for _ in 0...Self.maxRedirects {
+            let response = try await withinDeadline(request)
+            guard followsRedirects, (300..<400).contains(response.status), response.status != 304,
+                  let location = response.headers["location"], let next = URL(string: location, relativeTo: request.url)?.absoluteURL,
+                  Self.sameOrigin(next, request.url) else { return response }
+            request.url = next
+        }
+        throw OpenMarketError.invalidResponse("more than \(Self.maxRedirects) redirects")
+    }
+
+    /// The transport's answer, or `.timedOut` at the deadline, whatever the transport is doing.
+    private func withinDeadline(_ request: OpenMarketRequest) async throws(TransportError) -> HTTPResponse {
+        let limits = ExchangeLimits(timeout: timeout, maxBodyBytes: maxAnswerBytes)
+        let transport = self.transport
+        let result = await withTaskGroup(of: Result<HTTPResponse, TransportError>?.self) { group in
+            group.addTask {
+                do throws(TransportError) { return .success(try await transport.send(request, limits: limits)) } catch { return .failure(error) }
+            }
+            group.addTask {
+                try? await Task.sleep(nanoseconds: UInt64(limits.timeout * 1e9))
+                return nil
+            }
+            let first = await group.next() ?? nil
+            group.cancelAll()
+            return first
+        }
+        guard let result else { throw TransportError(.timedOut, message: "no complete answer within \(NumberText.format(timeout)) s") }
+        let response = try result.get()
+        // A transport of an app's own may read more than it was allowed.
+        guard response.body.count <= maxAnswerBytes else { throw TransportError(.answerTooLarge, message: "the answer passed \(maxAnswerBytes) bytes") }
+        return response
+    }
+
+    static func sameOrigin(_ a: URL, _ b: URL) -> Bool {
+        a.scheme?.lowercased() == b.scheme?.lowercased() && a.host?.lowercased() == b.host?.lowercased() && a.port == b.port
+    }
+
+    private func decode<T: Decodable>(_ body: Data, credentials: Credentials? = nil) throws(OpenMarketError) -> T {
         do {
             return try JSONDecoder().decode(T.self, from: body)
         } catch {
-            throw .invalidResponse("expected JSON, got \"\(String(decoding: body.prefix(120), as: UTF8.self))\"")
+            let snippet = String(decoding: body.prefix(120), as: UTF8.self)
+            throw .invalidResponse("expected JSON, got \"\(ServerText.printable(credentials?.redact(snippet) ?? snippet))\"")
         }
+    }
+
+    /// The product a register or edit answered, which must name a product: ids are positive.
+    private func product(in body: Data, credentials: Credentials) throws(OpenMarketError) -> ProductResponse {
+        let product: ProductResponse = try decode(body, credentials: credentials)
+        guard product.id > 0 else { throw .invalidResponse("the server answered product id \(product.id); ids are positive") }
+        return product
     }
 }

@@ -19,27 +19,41 @@ public enum OpenMarketError: Error, Sendable, Equatable, CustomStringConvertible
     /// No usable answer. `requestReachedServer` is false only when the server certainly did not get
     /// the request (connection refused, host not found): only then is resending a register safe.
     case transport(message: String, requestReachedServer: Bool)
+    /// No complete answer within the exchange's deadline.
     case timedOut(seconds: Double)
+    /// The answer passed the client's `maxAnswerBytes` and was cut.
+    case answerTooLarge(limit: Int)
+    /// A 3xx that the client does not follow: any redirect of a request that changes the server or
+    /// carries credentials, and a read's redirect to another scheme, host or port.
+    case redirected(status: Int, from: String, to: String)
     case invalidResponse(String)
 
     public var description: String {
         switch self {
+        case .transport(_, true), .timedOut, .answerTooLarge, .redirected: summary + "; the server may have acted on the request"
+        default: summary
+        }
+    }
+
+    /// What happened, without the reminder that the server may have acted on it: for a caller that
+    /// says what that means for its own request (`PublishingError.mayHaveBeenListed`).
+    public var summary: String {
+        switch self {
         case .invalid(let problems):
-            return "nothing was sent; fix these first:\n" + problems.map { "  - \($0)" }.joined(separator: "\n")
-        case .unsupported(let message): return message
-        case .unauthorized(let status, let message):
-            return "the server refused the credentials (\(status)): \(message)"
-        case .notFound(let message): return "not found (404): \(message)"
-        case .payloadTooLarge(let message):
-            return "the server refused the size of the request (413): \(message)"
-        case .rejected(let status, let message): return "the server rejected the request (\(status)): \(message)"
-        case .serverError(let status, let message): return "the server failed (\(status)): \(message)"
+            "nothing was sent; fix these first:\n" + problems.map { "  - \($0)" }.joined(separator: "\n")
+        case .unsupported(let message): message
+        case .unauthorized(let status, let message): "the server refused the credentials (\(status)): \(message)"
+        case .notFound(let message): "not found (404): \(message)"
+        case .payloadTooLarge(let message): "the server refused the size of the request (413): \(message)"
+        case .rejected(let status, let message): "the server rejected the request (\(status)): \(message)"
+        case .serverError(let status, let message): "the server failed (\(status)): \(message)"
         case .transport(let message, let reached):
-            return reached ? "the connection failed after the request was sent (\(message)); the server may have acted on it"
-                : "could not reach the server (\(message)); nothing was sent"
-        case .timedOut(let seconds):
-            return "no answer within \(NumberText.format(seconds)) s; the server may still have acted on the request"
-        case .invalidResponse(let detail): return "the server's answer could not be understood: \(detail)"
+            reached ? "the connection failed after the request was sent (\(message))" : "could not reach the server (\(message)); nothing was sent"
+        case .timedOut(let seconds): "no complete answer within \(NumberText.format(seconds)) s"
+        case .answerTooLarge(let limit): "the server's answer passed \(NumberText.grouped(Int64(limit))) bytes and was cut"
+        case .redirected(let status, let from, let to):
+            "the server answered \(from) with a redirect (\(status)) to \(to), which is not followed: requests and credentials go only to the configured server"
+        case .invalidResponse(let detail): "the server's answer could not be understood: \(detail)"
         }
     }
 
@@ -51,7 +65,7 @@ public enum OpenMarketError: Error, Sendable, Equatable, CustomStringConvertible
             message = (object["reason"] as? String) ?? (object["message"] as? String) ?? message
         }
         if message.isEmpty { message = "HTTP \(status) with no message" }
-        message = credentials?.redact(message) ?? message
+        message = ServerText.printable(credentials?.redact(message) ?? message)
         switch status {
         case 401, 403: return .unauthorized(status: status, message: message)
         case 404: return .notFound(message: message)
@@ -68,7 +82,7 @@ public enum OpenMarketError: Error, Sendable, Equatable, CustomStringConvertible
         switch self {
         case .invalid, .unsupported, .unauthorized, .notFound, .payloadTooLarge, .rejected: false
         case .transport(_, let reached): reached
-        case .serverError, .timedOut, .invalidResponse: true
+        case .serverError, .timedOut, .answerTooLarge, .redirected, .invalidResponse: true
         }
     }
 }

@@ -12,7 +12,9 @@ struct Preview: AsyncParsableCommand {
         abstract: "See the products as the app will show them, in a browser, before publishing.",
         discussion: """
         Prepares what is missing (incrementally, into the cache publish uses), starts a small web \
-        server on loopback and prints its address; open it in a browser. The page shows the products \
+        server on loopback and prints its address; open it in a browser. The address carries a token \
+        made for this run: without it (another user of the machine, a page from elsewhere) the \
+        preview answers 403. The page shows the products \
         as the OpenMarket apps list them (rows of 80-point thumbnails, or a two-column grid of 200), \
         with prices, discounts and stock; each product's page shows every prepared photo at full \
         size with its bytes against the limit, its quality and encodes, a comparison with the original \
@@ -71,12 +73,13 @@ struct Preview: AsyncParsableCommand {
         configuration.limits.maxPixels = photos.image.prepareOptions.maxPixels
         let router = Router()
         try ThumbnailService(configuration, logger: logger).addRoutes(to: router)
+        let access = PreviewAccess(bind: address)
         let responder = PreviewResponder(pages: try PreviewPages(catalogue: catalogue, maxBytes: photos.image.prepareOptions.maxBytes),
-                                         photos: photos, thumbnails: router.buildResponder(), logger: logger)
+                                         photos: photos, thumbnails: router.buildResponder(), access: access, logger: logger)
         let summary = "\(count(prepared.count, "product"))" + (failed > 0 ? ", \(count(failed, "photo")) failed" : "")
         try await address.serve(responder, grace: .seconds(1), logger: logger) { url in
+            Terminal.standardOutput.write("Preview of \(summary): \(access.address(url))\n")
             Terminal.standardError.write("listening on \(url)\n")
-            Terminal.standardOutput.write("Preview of \(summary): \(url)/\n")
         }
     }
 

@@ -18,7 +18,7 @@ struct ServerAddress: ParsableArguments {
     @Option(help: "items (G1), market-training (G2) or openmarket (G3); default: from --server's host name (other hosts need it), openmarket without --server.")
     var dialect: Dialect?
 
-    @Option(help: "Seconds to wait for each answer.")
+    @Option(help: "Seconds for each exchange with the server, from sending the request to the last byte of its answer.")
     var timeout: Double = 30
 
     @Flag(help: "Print the result as JSON.")
@@ -64,11 +64,17 @@ struct ServerOptions: ParsableArguments {
     @Option(help: "Vendor identifier (G2/G3); default: $OPENMARKET_IDENTIFIER.")
     var identifier: String?
 
-    @Option(help: "Vendor secret (G2/G3); default: $OPENMARKET_SECRET.")
+    @Option(help: "Vendor secret (G2/G3); default: $OPENMARKET_SECRET. Other users can see a flag in the process list: prefer the variable or --secret-file.")
     var secret: String?
 
-    @Option(help: "The product's password (G1); default: $OPENMARKET_PASSWORD.")
+    @Option(help: "A file holding the vendor secret (mode 600).")
+    var secretFile: String?
+
+    @Option(help: "The product's password (G1); default: $OPENMARKET_PASSWORD. Prefer the variable or --password-file.")
     var password: String?
+
+    @Option(help: "A file holding the product's password (mode 600).")
+    var passwordFile: String?
 
     @Flag(help: "Print the exact HTTP requests instead of sending them (secrets redacted).")
     var dryRun = false
@@ -81,23 +87,28 @@ struct ServerOptions: ParsableArguments {
     var resolvedDialect: Dialect { get throws { try address.resolvedDialect } }
     func client() throws -> OpenMarketClient { try address.client() }
 
-    /// Flags first, then the environment; never echoed anywhere. A dry run without them shows
-    /// placeholders, so examples work before a seller has an account.
+    /// Flags first, then files, then the environment; never echoed anywhere. A dry run without them
+    /// shows placeholders, so examples work before a seller has an account.
     var credentials: Credentials {
         get throws {
             let environment = ProcessInfo.processInfo.environment
+            func fromFile(_ path: String?, _ option: String) throws -> String? {
+                try path.map { try SecretFile.read($0, option: option).trimmingCharacters(in: .newlines) }
+            }
             if try resolvedDialect == .items {
-                if let password = password ?? environment["OPENMARKET_PASSWORD"], !password.isEmpty { return .password(Secret(password)) }
+                if let password = try password ?? fromFile(passwordFile, "--password-file") ?? environment["OPENMARKET_PASSWORD"], !password.isEmpty {
+                    return .password(Secret(password))
+                }
                 guard dryRun else {
-                    throw ValidationError("the items server needs the product's password: --password or $OPENMARKET_PASSWORD")
+                    throw ValidationError("the items server needs the product's password: $OPENMARKET_PASSWORD, --password-file or --password")
                 }
                 return .password(Secret("<password>"))
             }
             let identifier = identifier ?? environment["OPENMARKET_IDENTIFIER"] ?? ""
-            let secret = secret ?? environment["OPENMARKET_SECRET"] ?? ""
+            let secret = try secret ?? fromFile(secretFile, "--secret-file") ?? environment["OPENMARKET_SECRET"] ?? ""
             if !identifier.isEmpty, !secret.isEmpty { return .vendor(identifier: identifier, secret: Secret(secret)) }
             guard dryRun else {
-                throw ValidationError("this server needs a vendor identifier and secret: --identifier/--secret or $OPENMARKET_IDENTIFIER/$OPENMARKET_SECRET")
+                throw ValidationError("this server needs a vendor identifier and secret: $OPENMARKET_IDENTIFIER and $OPENMARKET_SECRET (or --identifier and --secret-file)")
             }
             return .vendor(identifier: identifier.isEmpty ? "<identifier>" : identifier, secret: Secret(secret.isEmpty ? "<secret>" : secret))
         }
@@ -105,6 +116,10 @@ struct ServerOptions: ParsableArguments {
 
     func validate() throws {
         _ = try credentials
+        for (flag, given, variable) in [("--secret", secret != nil, "OPENMARKET_SECRET"), ("--password", password != nil, "OPENMARKET_PASSWORD")] where given {
+            Terminal.standardError.warning("\(flag) on the command line can be read by every user of this machine (ps, /proc); "
+                + "set $\(variable) or use \(flag)-file instead")
+        }
     }
 
     /// Sends `request` with `send`, or prints it when this is a dry run. Prints the product on success.

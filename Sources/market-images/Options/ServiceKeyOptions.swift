@@ -7,16 +7,14 @@ import MarketUploader
 /// `--config` file) or `--key-file` / `$MARKET_IMAGES_KEY_FILE` (a key line and a salt line per pair). Several pairs let keys be rotated: `serve` accepts any of
 /// them, `url` signs with the first. Never printed.
 struct ServiceKeyOptions: ParsableArguments {
-    @Option(help: "A file with a hex key line and a hex salt line per key (the first signs; serve accepts any).")
+    @Option(help: "A file with a hex key line and a hex salt line per key (the first signs; serve accepts any); mode 600.")
     var keyFile: String?
 
     /// The key and salt pairs as bytes; empty when no key is set.
     func load(from sources: SettingSources = .environment()) throws -> [(key: Data, salt: Data)] {
         var keys = sources.secrets("key"), salts = sources.secrets("salt")
         if let keyFile = try sources.value(keyFile, "key-file") {
-            guard let text = try? String(contentsOfFile: keyFile, encoding: .utf8) else {
-                throw ValidationError("cannot read \(sources.origin(of: "key-file")) \(Terminal.display(keyFile))")
-            }
+            let text = try SecretFile.read(keyFile, option: sources.origin(of: "key-file"))
             let lines = text.split(whereSeparator: \.isNewline).map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
             guard lines.count >= 2, lines.count % 2 == 0 else {
                 throw ValidationError("--key-file needs a hex key line and a hex salt line for each key")

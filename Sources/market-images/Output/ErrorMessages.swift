@@ -40,6 +40,12 @@ extension Manifest.Failure {
 }
 
 extension OpenMarketError {
+    /// A user who typed http:// for an https:// server needs exactly this.
+    private static func serverAdvice(redirectedTo location: String) -> String {
+        guard let url = URL(string: location), let scheme = url.scheme?.lowercased(), ["http", "https"].contains(scheme), let host = url.host else { return "" }
+        return "; if that is the server, use --server \(scheme)://\(host)\(url.port.map { ":\($0)" } ?? "")"
+    }
+
     var message: String {
         switch self {
         case .unauthorized: description + "; check --identifier/--secret or --password"
@@ -47,7 +53,9 @@ extension OpenMarketError {
         case .payloadTooLarge: description + "; prepare the images with a lower --max-bytes"
         case .serverError: description + "; try again later"
         case .unsupported(let text) where text.hasSuffix("as the thumbnail"): text + " with --thumbnail-id"
-        case .invalid, .unsupported, .rejected, .transport, .timedOut, .invalidResponse: description
+        case .redirected(_, _, let to): description + Self.serverAdvice(redirectedTo: to)
+        case .timedOut: description + "; a slow server may need a longer --timeout"
+        case .invalid, .unsupported, .rejected, .transport, .answerTooLarge, .invalidResponse: description
         }
     }
 }

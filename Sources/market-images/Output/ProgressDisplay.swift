@@ -32,7 +32,7 @@ final class ProgressDisplay: @unchecked Sendable {
             done += 1
             if didFail { failed += 1 }
             guard let print else { return draw(force: done == total) }
-            if enabled, total > 0 { terminal.write("\r\u{1B}[2K") }
+            if enabled, total > 0 { terminal.emit("\r\u{1B}[2K") }
             print()
             draw(force: true)
         }
@@ -40,7 +40,7 @@ final class ProgressDisplay: @unchecked Sendable {
 
     func finish() {
         lock.withLock {
-            if enabled, total > 0 { terminal.write("\r\u{1B}[2K") }
+            if enabled, total > 0 { terminal.emit("\r\u{1B}[2K") }
         }
     }
 
@@ -55,6 +55,6 @@ final class ProgressDisplay: @unchecked Sendable {
             line += String(format: ", ETA %d:%02d", remaining / 60, remaining % 60)
         }
         if failed > 0 { line += ", " + terminal.styled("\(failed) failed", "31") }
-        terminal.write("\r\u{1B}[2K" + line)
+        terminal.emit("\r\u{1B}[2K" + line)
     }
 }

@@ -5,7 +5,8 @@ import Logging
 import ThumbnailService
 
 /// The preview's HTTP layer: its pages, the prepared photos and the static files, with everything
-/// else (the thumbnails, `/health`) answered by the thumbnail service it wraps. Pages are built on
+/// else (the thumbnails, `/health`) answered by the thumbnail service it wraps; all of it only to
+/// requests that `PreviewAccess` lets in. Pages are built on
 /// every request, so a reload shows the folder as it is now; their ETags make an unchanged reload a
 /// 304. One access-log line per request, as `serve` writes them.
 struct PreviewResponder: HTTPResponder {
@@ -14,6 +15,7 @@ struct PreviewResponder: HTTPResponder {
     let pages: PreviewPages
     let photos: UploadPhotos
     let thumbnails: RouterResponder<BasicRequestContext>
+    let access: PreviewAccess
     let logger: Logger
 
     /// The page's own resources only: nothing from other origins, no inline script.
@@ -21,28 +23,44 @@ struct PreviewResponder: HTTPResponder {
 
     func respond(to request: Request, context: Context) async throws -> Response {
         let started = ContinuousClock.now
+        switch access.check(request) {
+        case .refused(let refusal):
+            logger.info("\(AccessLogLine.text(request, refusal, since: started))")
+            return refusal
+        case .allowed(let remember):
+            var response: Response
+            if let own = await ownResponse(to: request) {
+                response = own
+                logger.info("\(AccessLogLine.text(request, response, since: started))")
+            } else {
+                // The thumbnail service logs its own requests.
+                response = try await thumbnails.respond(to: request, context: context)
+            }
+            if remember { response.headers[.setCookie] = access.setCookie }
+            return response
+        }
+    }
+
+    /// The preview's own pages and files; nil for what the thumbnail service answers.
+    private func ownResponse(to request: Request) async -> Response? {
         let path = request.uri.path
-        let response: Response
         if request.method != .get && request.method != .head {
-            response = ServiceFailure(status: .methodNotAllowed, error: "method-not-allowed", detail: "only GET and HEAD").response
+            return ServiceFailure(status: .methodNotAllowed, error: "method-not-allowed", detail: "only GET and HEAD").response
         } else if path == "/" {
             let grid = request.uri.queryParameters.get("view") == "grid"
-            response = page(await offloaded { [pages] in pages.index(grid: grid) }, request: request)
+            return page(await offloaded { [pages] in pages.index(grid: grid) }, request: request)
         } else if path.hasPrefix("/product/") {
             let name = String(path.dropFirst("/product/".count)).removingPercentEncoding ?? ""
             let html = await offloaded { [pages] in pages.product(named: name) }
-            response = html.map { page($0, request: request) } ?? Self.notFound("no product folder named \(name)")
+            return html.map { page($0, request: request) } ?? Self.notFound("no product folder named \(name)")
         } else if path.hasPrefix("/prepared/") {
-            response = prepared(String(path.dropFirst("/prepared/".count)), request: request)
+            return prepared(String(path.dropFirst("/prepared/".count)), request: request)
         } else if path == "/static/preview.css" {
-            response = page(PreviewAssets.css, type: "text/css; charset=utf-8", request: request)
+            return page(PreviewAssets.css, type: "text/css; charset=utf-8", request: request)
         } else if path == "/static/preview.js" {
-            response = page(PreviewAssets.javascript, type: "text/javascript; charset=utf-8", request: request)
-        } else {
-            return try await thumbnails.respond(to: request, context: context)
+            return page(PreviewAssets.javascript, type: "text/javascript; charset=utf-8", request: request)
         }
-        logger.info("\(AccessLogLine.text(request, response, since: started))")
-        return response
+        return nil
     }
 
     /// A prepared photo from the upload cache: `/prepared/{folder}/{path in the cache}`, nothing

@@ -1,0 +1,202 @@
+import Foundation
+@testable import MarketUploader
+import TestSupport
+import XCTest
+
+/// The client against a server that misbehaves on purpose: redirects to another port, answers that
+/// never end or trickle, a register listed and then answered with a redirect to nowhere, escape
+/// sequences and echoed secrets in its messages, odd ids. What the other port received is checked,
+/// not only what the client said.
+final class HostileServerTests: UploaderTestCase {
+    /// Another server on loopback: where a redirect points. It must receive nothing.
+    private func otherServer() async throws -> (OpenMarketTestServer, URL) {
+        let other = try OpenMarketTestServer(dialect: .openmarket)
+        let url = try await other.start()
+        addTeardownBlock { await other.stop() }
+        return (other, url)
+    }
+
+    func testRequestsThatChangeTheServerNeverFollowARedirect() async throws {
+        var client = try await startServer(.openmarket)
+        client.retries = 0
+        let (other, otherURL) = try await otherServer()
+        let image = try Self.jpeg()
+        let product = try await client.register(Self.draft, images: [image], credentials: Self.vendor)
+        let sends: [(String, @Sendable (OpenMarketClient) async throws(OpenMarketError) -> Void)] = [
+            ("register", { (client) async throws(OpenMarketError) in _ = try await client.register(Self.draft, images: [image], credentials: Self.vendor) }),
+            ("edit", { (client) async throws(OpenMarketError) in _ = try await client.edit(id: product.id, ProductChange(price: 11000), credentials: Self.vendor) }),
+            ("delete", { (client) async throws(OpenMarketError) in try await client.delete(id: product.id, credentials: Self.vendor) }),
+        ]
+        for status in [301, 302, 303, 307, 308] {
+            for (name, send) in sends {
+                let location = otherURL.appendingPathComponent("api/products/\(product.id)").absoluteString
+                await server.arm(.redirect(status, location: location, acting: false))
+                do {
+                    try await send(client)
+                    XCTFail("\(name) after \(status) must fail")
+                } catch {
+                    guard case .redirected(status, _, location) = error else { return XCTFail("\(name) \(status): \(error)") }
+                    XCTAssertTrue(error.mayHaveBeenActedOn)
+                    XCTAssertTrue(error.description.contains("redirect (\(status)) to \(location)"), error.description)
+                }
+            }
+        }
+        let otherReceived = await other.requestCount
+        XCTAssertEqual(otherReceived, 0, "no request, and so no credential, reached the other port")
+        let stored = await server.products[product.id]
+        XCTAssertEqual(stored?.fields["price"], "12000.0", "no redirected edit was carried out")
+    }
+
+    func testAReadFollowsARedirectOnTheSameServerOnly() async throws {
+        var client = try await startServer(.openmarket)
+        client.retries = 0
+        let (other, otherURL) = try await otherServer()
+        let product = try await client.register(Self.draft, images: [try Self.jpeg()], credentials: Self.vendor)
+        await server.arm(.redirect(301, location: "/api/products/\(product.id)", acting: false))
+        let read = try await client.product(id: product.id)
+        XCTAssertEqual(read.id, product.id, "a same-server redirect of a read is followed")
+
+        await server.arm(.redirect(302, location: otherURL.appendingPathComponent("api/products/1").absoluteString, acting: false))
+        do {
+            _ = try await client.product(id: product.id)
+            XCTFail("a read redirected to another port must fail")
+        } catch {
+            guard case .redirected(302, _, _) = error else { return XCTFail("\(error)") }
+        }
+        let otherReceived = await other.requestCount
+        XCTAssertEqual(otherReceived, 0)
+    }
+
+    /// https → http on the same host is another origin; the far side here is a recording transport.
+    func testAReadIsNeverRedirectedFromHTTPSToHTTP() async throws {
+        let transport = RedirectingTransport(location: "http://openmarket.test/api/products/1")
+        var client = OpenMarketClient(baseURL: URL(string: "https://openmarket.test")!, dialect: .openmarket, transport: transport)
+        client.retries = 0
+        do {
+            _ = try await client.product(id: 1)
+            XCTFail("must not follow https → http")
+        } catch {
+            guard case .redirected(302, "https://openmarket.test/api/products/1", "http://openmarket.test/api/products/1") = error else { return XCTFail("\(error)") }
+        }
+        let asked = await transport.urls
+        XCTAssertEqual(asked, ["https://openmarket.test/api/products/1"])
+    }
+
+    /// The server lists the product and answers `303` to a closed port: the register reached it once,
+    /// is never sent again, and is reported as possibly listed, not as "nothing was sent".
+    func testARegisterWhoseAnswerIsLostIsNeverSentAgain() async throws {
+        let client = try await startServer(.openmarket)
+        let image = try Self.jpeg()
+        await server.arm(.redirect(303, location: "http://127.0.0.1:9/api/products/1", acting: true))
+        do {
+            _ = try await client.register(Self.draft, images: [image], credentials: Self.vendor)
+            XCTFail("must fail")
+        } catch {
+            XCTAssertTrue(error.mayHaveBeenActedOn)
+            XCTAssertFalse(error.description.contains("nothing was sent"), error.description)
+        }
+        let (requests, listed) = (await server.requestCount, await server.products.count)
+        XCTAssertEqual(requests, 1, "sent once")
+        XCTAssertEqual(listed, 1)
+    }
+
+    func testAnEndlessAnswerIsCutAtTheLimit() async throws {
+        let endless = try StreamingAnswerServer(.endless)
+        var client = OpenMarketClient(baseURL: endless.url, dialect: .openmarket)
+        (client.retries, client.timeout, client.maxAnswerBytes) = (0, 20, 1 << 20)
+        let started = ContinuousClock.now
+        do {
+            _ = try await client.product(id: 1)
+            XCTFail("must fail")
+        } catch {
+            XCTAssertEqual(error, .answerTooLarge(limit: 1 << 20))
+            XCTAssertTrue(error.description.contains("passed 1,048,576 bytes"), error.description)
+        }
+        XCTAssertLessThan(ContinuousClock.now - started, .seconds(5), "cut at the limit, not at the 20 s deadline")
+        try await waitUntil("the server saw the client leave") { endless.clientLeftAt != nil }
+        XCTAssertLessThan(endless.bytesWritten, 64 << 20, "read no further than the limit, the sockets' buffers and the cancel's moment")
+    }
+
+    func testATricklingAnswerIsCutAtTheDeadline() async throws {
+        let trickle = try StreamingAnswerServer(.trickle(interval: 0.05))
+        var client = OpenMarketClient(baseURL: trickle.url, dialect: .openmarket)
+        (client.retries, client.timeout) = (0, 1.5)
+        let started = ContinuousClock.now
+        do {
+            _ = try await client.product(id: 1)
+            XCTFail("must fail")
+        } catch {
+            XCTAssertEqual(error, .timedOut(seconds: 1.5))
+        }
+        let elapsed = ContinuousClock.now - started
+        XCTAssertGreaterThanOrEqual(elapsed, .seconds(1.5))
+        XCTAssertLessThan(elapsed, .seconds(5), "the deadline covers the body, not only the wait for the first byte")
+        try await waitUntil("the server saw the client leave") { trickle.clientLeftAt != nil }
+    }
+
+    func testEchoedSecretsAreRedactedInEverySpelling() async throws {
+        var client = try await startServer(.openmarket)
+        client.retries = 0
+        let secret = #"Sup3r"Secret/Key w"#
+        let credentials = Credentials.vendor(identifier: OpenMarketTestServer.identifier, secret: Secret(secret))
+        await server.arm(.echo(400))
+        do {
+            try await client.delete(id: 1, credentials: credentials)
+            XCTFail("must fail")
+        } catch {
+            let received = await server.lastRequest
+            let body = String(decoding: received?.body ?? Data(), as: UTF8.self)
+            XCTAssertTrue(body.contains(#"Sup3r\"Secret"#), "the server did receive the JSON-escaped spelling: \(body)")
+            XCTAssertFalse(error.description.contains("Sup3r"), error.description)
+            XCTAssertTrue(error.description.contains("<redacted>"), error.description)
+        }
+        let text = "raw \(secret), json Sup3r\\\"Secret\\/Key w, percent Sup3r%22Secret%2FKey%20w, form Sup3r%22Secret%2FKey+w"
+        XCTAssertEqual(credentials.redact(text), "raw <redacted>, json <redacted>, percent <redacted>, form <redacted>")
+    }
+
+    func testServerTextCannotDriveTheTerminal() async throws {
+        var client = try await startServer(.openmarket)
+        client.retries = 0
+        await server.arm(.status(400, body: #"{"code":400,"message":"\u001b]0;owned\u0007\u001b[2Jbad\u009b31m"}"#))
+        do {
+            _ = try await client.product(id: 1)
+            XCTFail("must fail")
+        } catch {
+            XCTAssertEqual(error, .rejected(status: 400, message: #"\u{1B}]0;owned\u{07}\u{1B}[2Jbad\u{009B}31m"#))
+        }
+        await server.arm(.status(200, body: "\u{1B}[2J not json"))
+        do {
+            _ = try await client.product(id: 1)
+            XCTFail("must fail")
+        } catch {
+            XCTAssertFalse(error.description.unicodeScalars.contains { $0.properties.generalCategory == .control }, error.description)
+        }
+    }
+
+    func testARegisterAnsweredWithAnIdThatIsNoProductIsUnderstoodAsPossiblyListed() async throws {
+        var client = try await startServer(.openmarket)
+        client.retries = 0
+        let image = try Self.jpeg()
+        await server.arm(.status(201, body: #"{"id":-5,"name":"Ceramic mug"}"#))
+        do {
+            _ = try await client.register(Self.draft, images: [image], credentials: Self.vendor)
+            XCTFail("must fail")
+        } catch {
+            XCTAssertEqual(error, .invalidResponse("the server answered product id -5; ids are positive"))
+            XCTAssertTrue(error.mayHaveBeenActedOn)
+        }
+    }
+}
+
+/// Answers every request with `302` to `location`, and keeps the URLs it was asked for.
+private actor RedirectingTransport: HTTPTransport {
+    let location: String
+    private(set) var urls: [String] = []
+
+    init(location: String) { self.location = location }
+
+    func send(_ request: OpenMarketRequest, limits: ExchangeLimits) async throws(TransportError) -> HTTPResponse {
+        urls.append(request.url.absoluteString)
+        return HTTPResponse(status: 302, headers: ["Location": location], body: Data())
+    }
+}

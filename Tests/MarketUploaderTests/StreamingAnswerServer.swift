@@ -1,0 +1,77 @@
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// A loopback listener that reads a request and answers `200` with a JSON body that never ends:
+/// as fast as the client reads (`endless`), or one byte per `interval` (`trickle`). It stops
+/// writing when the client goes away, or after `bound` bytes or 60 s, so a broken client cannot
+/// keep it going.
+final class StreamingAnswerServer: @unchecked Sendable {
+    enum Mode: Sendable {
+        case endless
+        case trickle(interval: TimeInterval)
+    }
+
+    private let socket: Int32
+    let port: UInt16
+    private let lock = NSLock()
+    private var written = 0
+    private var closedAt: Date?
+
+    init(_ mode: Mode, bound: Int = 1 << 30) throws {
+        signal(SIGPIPE, SIG_IGN)
+        let listener = Glibc.socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        socket = listener
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        let bound_ = withUnsafeMutablePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { pointer in
+                bind(listener, pointer, length) == 0 && listen(listener, 8) == 0 && getsockname(listener, pointer, &length) == 0
+            }
+        }
+        guard bound_ else { throw URLError(.cannotConnectToHost) }
+        port = UInt16(bigEndian: address.sin_port)
+        Thread { [weak self] in
+            while true {
+                let client = accept(listener, nil, nil)
+                guard client >= 0, let self else { return }
+                Thread { self.serve(client, mode, bound: bound) }.start()
+            }
+        }.start()
+    }
+
+    private func serve(_ client: Int32, _ mode: Mode, bound: Int) {
+        defer { close(client) }
+        var request = [UInt8](repeating: 0, count: 65536)
+        guard recv(client, &request, request.count, 0) > 0 else { return }
+        let head = Array("HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nConnection: close\r\n\r\n{\"id\":1,\"name\":\"".utf8)
+        guard send(client, head, head.count, 0) == head.count else { return }
+        let started = Date()
+        let chunk: [UInt8]
+        switch mode {
+        case .endless: chunk = Array(repeating: UInt8(ascii: "a"), count: 65536)
+        case .trickle: chunk = [UInt8(ascii: "a")]
+        }
+        while lock.withLock({ written }) < bound, Date().timeIntervalSince(started) < 60 {
+            let sent = send(client, chunk, chunk.count, 0)
+            guard sent > 0 else { break }
+            lock.withLock { written += sent }
+            if case .trickle(let interval) = mode { Thread.sleep(forTimeInterval: interval) }
+        }
+        lock.withLock { closedAt = Date() }
+    }
+
+    var url: URL { URL(string: "http://127.0.0.1:\(port)")! }
+    /// Body bytes the client accepted.
+    var bytesWritten: Int { lock.withLock { written } }
+    /// When the server saw the client go away (or gave up).
+    var clientLeftAt: Date? { lock.withLock { closedAt } }
+
+    deinit {
+        shutdown(socket, Int32(SHUT_RDWR))
+        close(socket)
+    }
+}
