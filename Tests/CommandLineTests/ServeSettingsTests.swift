@@ -93,6 +93,26 @@ final class ServeSettingsTests: FolderTestCase {
         }
     }
 
+    /// A key file others can read is refused, as ssh refuses such a private key; the owner's alone
+    /// starts the service with its key.
+    func testAKeyFileOthersCanReadIsRefused() async throws {
+        let keyFile = root + "/key.hex"
+        try "\(Self.key)\n\(Self.salt)\n".write(toFile: keyFile, atomically: true, encoding: .utf8)
+        for mode: mode_t in [0o644, 0o640, 0o604] {
+            chmod(keyFile, mode)
+            let run = try CommandLineTool.run(["serve", "--root", input, "--key-file", keyFile, "--metrics-bind", "off", "--bind", "127.0.0.1:0"],
+                                              environment: ["MARKET_IMAGES_KEY": ""], timeLimit: 20)
+            XCTAssertEqual(run.status, 2, "mode \(String(mode, radix: 8)): \(run.stderr)")
+            XCTAssertTrue(run.stderr.contains("can be read by other users (mode \(String(mode, radix: 8)))") && run.stderr.contains("chmod 600"), run.stderr)
+            XCTAssertFalse(run.stderr.contains(Self.key) || run.stderr.contains(Self.salt), run.stderr)
+        }
+        chmod(keyFile, 0o600)
+        let service = try startService(["--root", input, "--key-file", keyFile], secrets: [Self.key, Self.salt])
+        let signer = try ThumbnailURLSigner(hexKey: Self.key, hexSalt: Self.salt)
+        let answer = try await service.get(signer.signedPath(options: ["rs:fit:50:50"], source: "local:///sku-1/IMG_1.jpg"), headers: ["Accept": "image/jpeg"])
+        XCTAssertEqual(answer.status, 200, service.logText)
+    }
+
     /// Every `MARKET_IMAGES_*` name in deploy/ (the unit's environment file, the container, Kubernetes)
     /// is one serve reads: a misspelt one there would be ignored in every deployment made from it.
     func testTheDeploymentFilesNameOnlyRealSettings() throws {

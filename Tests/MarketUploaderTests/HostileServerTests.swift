@@ -114,7 +114,9 @@ final class HostileServerTests: UploaderTestCase {
         }
         XCTAssertLessThan(ContinuousClock.now - started, .seconds(5), "cut at the limit, not at the 20 s deadline")
         try await waitUntil("the server saw the client leave") { endless.clientLeftAt != nil }
-        XCTAssertLessThan(endless.bytesWritten, 64 << 20, "read no further than the limit, the sockets' buffers and the cancel's moment")
+        // Reading stops once the cancel lands, tens of milliseconds at loopback's GB/s (what is read
+        // meanwhile is dropped, not kept: the tool's peak memory is measured in the command-line test).
+        XCTAssertLessThan(endless.bytesWritten, 256 << 20, "reading stopped long before the sender's 1 GiB")
     }
 
     func testATricklingAnswerIsCutAtTheDeadline() async throws {

@@ -25,6 +25,46 @@ final class ProductFolderRuleTests: CommandLineTestCase {
         XCTAssertTrue(prepared.stderr.contains("photos in its subfolders (unused) are not read"), prepared.stderr)
     }
 
+    /// A photo that is a link to a file outside its folder, and a product folder that is a link to a
+    /// folder outside the products folder, are named and not read by any command: what publish uploads
+    /// is what the folder holds. A link inside the folder is read as usual.
+    func testLinksOutOfTheFolderAreRefusedByEveryCommand() async throws {
+        _ = try await startServer(.openmarket)
+        let folder = try productFolder("mug", photos: ["photos/DSCN0010.jpg"])
+        let outside = root + "/elsewhere"
+        try FileManager.default.createDirectory(atPath: outside + "/private", withIntermediateDirectories: true)
+        try FileManager.default.copyItem(atPath: TestSupport.Fixture.path("photos/jolla.jpg"), toPath: outside + "/id-card.jpg")
+        try FileManager.default.copyItem(atPath: TestSupport.Fixture.path("photos/jolla.jpg"), toPath: outside + "/private/IMG_1.jpg")
+        try #"{"name":"Private","description":"Not a product at all.","price":1000,"stock":1}"#.write(toFile: outside + "/private/product.json", atomically: true, encoding: .utf8)
+        try FileManager.default.createSymbolicLink(atPath: folder + "/IMG_2.jpg", withDestinationPath: outside + "/id-card.jpg")
+        try FileManager.default.createDirectory(atPath: folder + "/originals", withIntermediateDirectories: true)
+        try FileManager.default.copyItem(atPath: TestSupport.Fixture.path("photos/flowers.jpeg"), toPath: folder + "/originals/flowers.jpeg")
+        try FileManager.default.createSymbolicLink(atPath: folder + "/IMG_3.jpg", withDestinationPath: "originals/flowers.jpeg")
+        try FileManager.default.createSymbolicLink(atPath: products + "/private", withDestinationPath: outside + "/private")
+        let refusedPhoto = "mug/IMG_2.jpg: is a link to \(FileStatus.realPath(outside)!)/id-card.jpg, outside its folder, and is not read"
+
+        let published = try tool(["publish", products])
+        XCTAssertEqual(published.status, 0, published.stdout + published.stderr)
+        XCTAssertTrue(published.stderr.contains(refusedPhoto.dropFirst("mug/".count)), published.stderr)
+        XCTAssertTrue(published.stderr.contains("warning: private: is a link to"), published.stderr)
+        let listed = await server.products.values.map { ($0.fields["name"] ?? "", $0.images.count) }
+        XCTAssertEqual(listed.map(\.0), ["Product mug"], "the linked folder is not listed")
+        XCTAssertEqual(listed.first?.1, 2, "IMG_1 and IMG_3, a link inside the folder, not the linked ID card")
+
+        for command in [["prepare", products, "--out", root + "/out"], ["thumbs", products, "--out", root + "/thumbs"]] {
+            let run = try CommandLineTool.run(command)
+            XCTAssertTrue(run.stderr.contains(refusedPhoto), "\(command[0]): \(run.stderr)")
+            let written = FileManager.default.subpaths(atPath: command[3])?.filter { !$0.hasPrefix(".") && !$0.hasSuffix(".json") } ?? []
+            XCTAssertFalse(written.contains { $0.contains("IMG_2") || $0.contains("private") }, "\(command[0]) wrote \(written)")
+        }
+        let preview = try startService([products, "--cache", root + "/cache"], command: "preview")
+        let page = String(decoding: try await preview.get("/").body, as: UTF8.self)
+        XCTAssertFalse(page.contains("Private"), page)
+        let product = String(decoding: try await preview.get("/product/mug").body, as: UTF8.self)
+        XCTAssertTrue(product.contains("IMG_2.jpg: is a link to"), "named among what to fix: \(product)")
+        XCTAssertFalse(product.contains("IMG_2.jpg\""), "and neither prepared nor shown: \(product)")
+    }
+
     /// RAW, JPEG 2000 and a JPEG with the wrong extension are named once with what they are (and in
     /// `--json`); notes and `.DS_Store` stay quiet.
     func testPhotoLikeFilesThatAreNotReadAreNamed() async throws {

@@ -6,7 +6,7 @@ import Glibc
 /// A loopback listener that reads the start of each request and then resets the connection (RST,
 /// not FIN): the network dropping mid-upload, which no HTTP framework will simulate on purpose.
 final class ResettingServer: @unchecked Sendable {
-    private let socket: Int32
+    private let listener: LoopbackListener
     let port: UInt16
     private let lock = NSLock()
     private var accepted = 0
@@ -14,19 +14,10 @@ final class ResettingServer: @unchecked Sendable {
 
     /// Resets once `bytesBeforeReset` bytes of a request have arrived.
     init(bytesBeforeReset: Int) throws {
-        let listener = Glibc.socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        socket = listener
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        let bound = withUnsafeMutablePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { pointer in
-                bind(listener, pointer, length) == 0 && listen(listener, 8) == 0 && getsockname(listener, pointer, &length) == 0
-            }
-        }
-        guard bound else { throw URLError(.cannotConnectToHost) }
-        port = UInt16(bigEndian: address.sin_port)
+        let loopback = try LoopbackListener()
+        let listener = loopback.socket
+        self.listener = loopback
+        port = loopback.port
         Thread { [weak self] in
             while true {
                 let client = accept(listener, nil, nil)
@@ -51,8 +42,5 @@ final class ResettingServer: @unchecked Sendable {
     var connections: Int { lock.withLock { accepted } }
     var received: Int { lock.withLock { bytesRead } }
 
-    deinit {
-        shutdown(socket, Int32(SHUT_RDWR))
-        close(socket)
-    }
+    deinit { listener.close() }
 }

@@ -13,7 +13,7 @@ final class StreamingAnswerServer: @unchecked Sendable {
         case trickle(interval: TimeInterval)
     }
 
-    private let socket: Int32
+    private let listener: LoopbackListener
     let port: UInt16
     private let lock = NSLock()
     private var written = 0
@@ -21,19 +21,10 @@ final class StreamingAnswerServer: @unchecked Sendable {
 
     init(_ mode: Mode, bound: Int = 1 << 30) throws {
         signal(SIGPIPE, SIG_IGN)
-        let listener = Glibc.socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        socket = listener
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        let bound_ = withUnsafeMutablePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { pointer in
-                bind(listener, pointer, length) == 0 && listen(listener, 8) == 0 && getsockname(listener, pointer, &length) == 0
-            }
-        }
-        guard bound_ else { throw URLError(.cannotConnectToHost) }
-        port = UInt16(bigEndian: address.sin_port)
+        let loopback = try LoopbackListener()
+        let listener = loopback.socket
+        self.listener = loopback
+        port = loopback.port
         Thread { [weak self] in
             while true {
                 let client = accept(listener, nil, nil)
@@ -70,8 +61,5 @@ final class StreamingAnswerServer: @unchecked Sendable {
     /// When the server saw the client go away (or gave up).
     var clientLeftAt: Date? { lock.withLock { closedAt } }
 
-    deinit {
-        shutdown(socket, Int32(SHUT_RDWR))
-        close(socket)
-    }
+    deinit { listener.close() }
 }

@@ -17,8 +17,16 @@ public struct ProductScanner: Sendable {
         public var unreadable: [(input: String, error: ImagePipelineError)]
         public var warnings: [String]
         /// Files that look like photos (by extension or by their first bytes) and links out of their
-        /// folder, which are not read, each named once in `warnings` with the reason.
-        public var skipped: [String] = []
+        /// folder, which are not read, with the reason (each also in `warnings`).
+        public var notRead: [(path: String, reason: String)] = []
+
+        public var skipped: [String] { notRead.map(\.path) }
+
+        /// What is not read directly inside `folder` (a products folder's own entries, not its products').
+        public func notRead(directlyIn folder: String) -> [(path: String, reason: String)] {
+            let folder = URL(fileURLWithPath: folder).standardizedFileURL.path
+            return notRead.filter { ($0.path as NSString).deletingLastPathComponent == folder }
+        }
 
         public var photos: [SourcePhoto] { products.flatMap(\.photos) }
 
@@ -118,7 +126,7 @@ public struct ProductScanner: Sendable {
         }
         func skip(_ files: [(path: String, reason: String)], shownIn shown: String) {
             for file in files {
-                scan.skipped.append(file.path)
+                scan.notRead.append(file)
                 scan.warnings.append("\((shown as NSString).appendingPathComponent((file.path as NSString).lastPathComponent)): \(file.reason)")
             }
         }

@@ -109,41 +109,44 @@ public struct OpenMarketClient: Sendable {
         }
     }
 
-    /// One exchange within the deadline, with a read's same-server redirects followed; any other
-    /// redirect is returned for `send` to refuse.
+    /// One exchange within the deadline, a read's same-server redirects included; any other redirect
+    /// is returned for `send` to refuse.
     private func exchange(_ request: OpenMarketRequest, followsRedirects: Bool) async throws -> HTTPResponse {
-        var request = request
-        for _ in 0...Self.maxRedirects {
-            let response = try await withinDeadline(request)
-            guard followsRedirects, (300..<400).contains(response.status), response.status != 304,
-                  let location = response.headers["location"], let next = URL(string: location, relativeTo: request.url)?.absoluteURL,
-                  Self.sameOrigin(next, request.url) else { return response }
-            request.url = next
-        }
-        throw OpenMarketError.invalidResponse("more than \(Self.maxRedirects) redirects")
-    }
-
-    /// The transport's answer, or `.timedOut` at the deadline, whatever the transport is doing.
-    private func withinDeadline(_ request: OpenMarketRequest) async throws(TransportError) -> HTTPResponse {
         let limits = ExchangeLimits(timeout: timeout, maxBodyBytes: maxAnswerBytes)
         let transport = self.transport
-        let result = await withTaskGroup(of: Result<HTTPResponse, TransportError>?.self) { group in
+        return try await withinDeadline {
+            var request = request
+            for _ in 0...Self.maxRedirects {
+                let response = try await transport.send(request, limits: limits)
+                // A transport of an app's own may read more than it was allowed.
+                guard response.body.count <= limits.maxBodyBytes else {
+                    throw TransportError(.answerTooLarge, message: "the answer passed \(limits.maxBodyBytes) bytes")
+                }
+                guard followsRedirects, (300..<400).contains(response.status), let location = response.headers["location"],
+                      let next = URL(string: location, relativeTo: request.url)?.absoluteURL, Self.sameOrigin(next, request.url) else { return response }
+                request.url = next
+            }
+            throw OpenMarketError.invalidResponse("more than \(Self.maxRedirects) redirects")
+        }
+    }
+
+    /// What `work` returns, or `.timedOut` at the deadline whatever it is doing (it is cancelled).
+    private func withinDeadline(_ work: @escaping @Sendable () async throws -> HTTPResponse) async throws -> HTTPResponse {
+        let seconds = timeout
+        let result = await withTaskGroup(of: Result<HTTPResponse, any Error>?.self) { group in
             group.addTask {
-                do throws(TransportError) { return .success(try await transport.send(request, limits: limits)) } catch { return .failure(error) }
+                do { return .success(try await work()) } catch { return .failure(error) }
             }
             group.addTask {
-                try? await Task.sleep(nanoseconds: UInt64(limits.timeout * 1e9))
+                try? await Task.sleep(nanoseconds: UInt64(seconds * 1e9))
                 return nil
             }
             let first = await group.next() ?? nil
             group.cancelAll()
             return first
         }
-        guard let result else { throw TransportError(.timedOut, message: "no complete answer within \(NumberText.format(timeout)) s") }
-        let response = try result.get()
-        // A transport of an app's own may read more than it was allowed.
-        guard response.body.count <= maxAnswerBytes else { throw TransportError(.answerTooLarge, message: "the answer passed \(maxAnswerBytes) bytes") }
-        return response
+        guard let result else { throw TransportError(.timedOut, message: "no complete answer within \(NumberText.format(seconds)) s") }
+        return try result.get()
     }
 
     static func sameOrigin(_ a: URL, _ b: URL) -> Bool {

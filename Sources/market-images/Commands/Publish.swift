@@ -55,7 +55,12 @@ struct Publish: AsyncParsableCommand {
 
     func run() async throws {
         let server = try connection.baseURL
-        let folders = ProductScanner().scan([products]).productFolders(under: products)
+        let scan = ProductScanner().scan([products])
+        let folders = scan.productFolders(under: products)
+        // Each product's own are named with its step; these are the products folder's.
+        for (path, reason) in scan.notRead(directlyIn: products) {
+            Terminal.standardError.warning("\(Terminal.display((path as NSString).lastPathComponent)): \(reason)")
+        }
         guard !folders.isEmpty else { throw ValidationError("\(products) has no product folders with photos") }
         var run = try PublishRun(productsFolder: products, server: server, client: try connection.client(),
                                  credentials: try connection.credentials, photos: photos.photoCache)

@@ -1,0 +1,33 @@
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// A listening TCP socket on 127.0.0.1 at a free port, for the test servers no HTTP framework would be.
+struct LoopbackListener {
+    let socket: Int32
+    let port: UInt16
+
+    init() throws {
+        let listener = Glibc.socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        let bound = withUnsafeMutablePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { pointer in
+                bind(listener, pointer, length) == 0 && listen(listener, 8) == 0 && getsockname(listener, pointer, &length) == 0
+            }
+        }
+        guard bound else {
+            Glibc.close(listener)
+            throw URLError(.cannotConnectToHost)
+        }
+        (socket, port) = (listener, UInt16(bigEndian: address.sin_port))
+    }
+
+    func close() {
+        shutdown(socket, Int32(SHUT_RDWR))
+        Glibc.close(socket)
+    }
+}
