@@ -111,7 +111,7 @@ public final class ServiceProcess: @unchecked Sendable {
         try? FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(atPath: folder) }
         let paths = images.enumerated().map { folder + "/\($0.offset)" }
-        for (path, image) in zip(paths, images) { FileManager.default.createFile(atPath: path, contents: image) }
+        for (path, image) in zip(paths, images) { _ = FileManager.default.createFile(atPath: path, contents: image) }
         do {
             for (path, tags) in try Exiftool.metadata(in: paths) where !tags.isEmpty {
                 XCTFail("a response carried metadata: \(tags) in \(path)", file: file, line: line)

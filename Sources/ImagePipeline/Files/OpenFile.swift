@@ -8,7 +8,8 @@ public final class OpenFile: @unchecked Sendable {
     let descriptor: Int32
     let status: FileStatus
 
-    /// Opens a file to read, following links (a seller's own folders may link photos anywhere).
+    /// Opens a file to read, following links: which links a product folder may hold is
+    /// `ProductScanner`'s rule (none leading out of it), and a file named one by one is the user's choice.
     /// `O_NONBLOCK` keeps a FIFO planted under a photo's name from blocking the open.
     public convenience init(path: String) throws(ImagePipelineError) {
         let descriptor = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK)

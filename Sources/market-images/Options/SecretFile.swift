@@ -23,7 +23,7 @@ enum SecretFile {
             throw ValidationError("\(option) \(Terminal.display(path)) can be read by other users (mode \(String(mode, radix: 8))); "
                 + "make it the owner's alone: chmod 600 \(Terminal.display(path))")
         }
-        guard let data = try? FileHandle(fileDescriptor: descriptor, closeOnDealloc: false).readToEnd(), let text = String(data: data ?? Data(), encoding: .utf8) else {
+        guard let data = try? FileHandle(fileDescriptor: descriptor, closeOnDealloc: false).readToEnd(), let text = String(data: data, encoding: .utf8) else {
             throw ValidationError("cannot read \(option) \(Terminal.display(path)) as UTF-8 text")
         }
         return text

@@ -6,9 +6,9 @@ import ThumbnailService
 
 /// The preview's HTTP layer: its pages, the prepared photos and the static files, with everything
 /// else (the thumbnails, `/health`) answered by the thumbnail service it wraps; all of it only to
-/// requests that `PreviewAccess` lets in. Pages are built on
-/// every request, so a reload shows the folder as it is now; their ETags make an unchanged reload a
-/// 304. One access-log line per request, as `serve` writes them.
+/// requests that `PreviewAccess` lets in. Pages are built on every request, so a reload shows the
+/// folder as it is now; their ETags make an unchanged reload a 304. One access-log line per request,
+/// as `serve` writes them.
 struct PreviewResponder: HTTPResponder {
     typealias Context = BasicRequestContext
 
