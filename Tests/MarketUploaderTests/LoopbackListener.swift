@@ -26,6 +26,18 @@ struct LoopbackListener {
         (socket, port) = (listener, UInt16(bigEndian: address.sin_port))
     }
 
+    /// Hands each connection to `handle` on a thread of the listener's own, until the socket is closed
+    /// or `handle` answers false (its server is gone).
+    func acceptEach(_ handle: @escaping @Sendable (Int32) -> Bool) {
+        let socket = self.socket
+        Thread {
+            while true {
+                let client = accept(socket, nil, nil)
+                guard client >= 0, handle(client) else { return }
+            }
+        }.start()
+    }
+
     func close() {
         shutdown(socket, Int32(SHUT_RDWR))
         Glibc.close(socket)

@@ -14,28 +14,24 @@ final class ResettingServer: @unchecked Sendable {
 
     /// Resets once `bytesBeforeReset` bytes of a request have arrived.
     init(bytesBeforeReset: Int) throws {
-        let loopback = try LoopbackListener()
-        let listener = loopback.socket
-        self.listener = loopback
-        port = loopback.port
-        Thread { [weak self] in
-            while true {
-                let client = accept(listener, nil, nil)
-                guard client >= 0, let self else { return }
-                self.lock.withLock { self.accepted += 1 }
-                var buffer = [UInt8](repeating: 0, count: 4096)
-                var total = 0
-                while total < bytesBeforeReset {
-                    let count = recv(client, &buffer, buffer.count, 0)
-                    if count <= 0 { break }
-                    total += count
-                }
-                self.lock.withLock { self.bytesRead += total }
-                var linger = Glibc.linger(l_onoff: 1, l_linger: 0)
-                setsockopt(client, SOL_SOCKET, SO_LINGER, &linger, socklen_t(MemoryLayout<Glibc.linger>.size))
-                close(client)
+        listener = try LoopbackListener()
+        port = listener.port
+        listener.acceptEach { [weak self] client in
+            guard let self else { return false }
+            self.lock.withLock { self.accepted += 1 }
+            var buffer = [UInt8](repeating: 0, count: 4096)
+            var total = 0
+            while total < bytesBeforeReset {
+                let count = recv(client, &buffer, buffer.count, 0)
+                if count <= 0 { break }
+                total += count
             }
-        }.start()
+            self.lock.withLock { self.bytesRead += total }
+            var linger = Glibc.linger(l_onoff: 1, l_linger: 0)
+            setsockopt(client, SOL_SOCKET, SO_LINGER, &linger, socklen_t(MemoryLayout<Glibc.linger>.size))
+            close(client)
+            return true
+        }
     }
 
     var url: URL { URL(string: "http://127.0.0.1:\(port)")! }

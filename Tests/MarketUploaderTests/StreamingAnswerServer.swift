@@ -21,17 +21,13 @@ final class StreamingAnswerServer: @unchecked Sendable {
 
     init(_ mode: Mode, bound: Int = 1 << 30) throws {
         signal(SIGPIPE, SIG_IGN)
-        let loopback = try LoopbackListener()
-        let listener = loopback.socket
-        self.listener = loopback
-        port = loopback.port
-        Thread { [weak self] in
-            while true {
-                let client = accept(listener, nil, nil)
-                guard client >= 0, let self else { return }
-                Thread { self.serve(client, mode, bound: bound) }.start()
-            }
-        }.start()
+        listener = try LoopbackListener()
+        port = listener.port
+        listener.acceptEach { [weak self] client in
+            guard let self else { return false }
+            Thread { self.serve(client, mode, bound: bound) }.start()
+            return true
+        }
     }
 
     private func serve(_ client: Int32, _ mode: Mode, bound: Int) {
