@@ -28,13 +28,14 @@ public enum ProductFile {
 
     /// The file's bytes, opened by us (a regular file only) and its size checked before reading.
     private static func contents(of path: String) -> Contents {
-        guard FileManager.default.fileExists(atPath: path) else { return .none }
         do {
             let file = try OpenFile(path: path)
             guard file.size <= maxBytes else {
                 return .problem("is \(NumberText.grouped(Int64(file.size))) bytes; a product.json is at most \(NumberText.grouped(Int64(maxBytes))) (its fields are a few kilobytes)")
             }
             return .data(try file.read())
+        } catch .sourceUnreadable(let code) where code == ENOENT {
+            return .none
         } catch {
             return .problem("\(error)")
         }

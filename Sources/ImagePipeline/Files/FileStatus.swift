@@ -7,6 +7,8 @@ public struct FileStatus: Equatable, Sendable {
     public var size: Int
     public var modifiedSeconds: Int
     public var modifiedNanoseconds: Int
+    /// The permission bits (`0o644`), for files that must be their owner's alone.
+    public var permissions: Int = 0
     /// The inode and the status-change time: a file replaced by another of the same size and
     /// modification time (`cp -p`, `touch -r`) still differs in these.
     var inode: UInt64 = 0
@@ -34,6 +36,7 @@ public struct FileStatus: Equatable, Sendable {
         self.init(isRegularFile: (info.st_mode & S_IFMT) == S_IFREG, size: Int(info.st_size),
                   modifiedSeconds: Int(modified.tv_sec), modifiedNanoseconds: Int(modified.tv_nsec),
                   inode: UInt64(info.st_ino), changedSeconds: Int(changed.tv_sec), changedNanoseconds: Int(changed.tv_nsec))
+        permissions = Int(info.st_mode & 0o7777)
     }
 
     init(isRegularFile: Bool, size: Int, modifiedSeconds: Int, modifiedNanoseconds: Int,

@@ -36,6 +36,7 @@ public final class OpenFile: @unchecked Sendable {
 
     public var size: Int { status.size }
     public var modified: Date { status.modified }
+    public var permissions: Int { status.permissions }
 
     /// Every byte, read from the start whatever was read before. A file that grows while read gives
     /// what it had at `fstat`; one that shrinks gives what is left.

@@ -106,22 +106,19 @@ public struct URLSessionTransport: HTTPTransport {
         }
 
         func urlSession(_ session: URLSession, task: URLSessionTask, didCompleteWithError error: Error?) {
-            let result: Result<HTTPResponse, TransportError> = lock.withLock {
-                if tooLarge {
-                    return .failure(TransportError(.answerTooLarge, message: "the answer passed \(maxBodyBytes) bytes"))
-                }
-                if let error { return .failure(URLSessionTransport.classify(error)) }
-                guard let http = task.response as? HTTPURLResponse else {
-                    return .failure(TransportError(.failed, message: "not an HTTP answer"))
-                }
-                var headers: [String: String] = [:]
-                for case let (name as String, value as String) in http.allHeaderFields { headers[name] = value }
-                return .success(HTTPResponse(status: http.statusCode, headers: headers, body: body))
-            }
             lock.withLock {
-                continuation?.resume(returning: result)
+                continuation?.resume(returning: result(task, error))
                 continuation = nil
             }
+        }
+
+        private func result(_ task: URLSessionTask, _ error: Error?) -> Result<HTTPResponse, TransportError> {
+            if tooLarge { return .failure(TransportError(.answerTooLarge, message: "the answer passed \(maxBodyBytes) bytes")) }
+            if let error { return .failure(URLSessionTransport.classify(error)) }
+            guard let http = task.response as? HTTPURLResponse else { return .failure(TransportError(.failed, message: "not an HTTP answer")) }
+            var headers: [String: String] = [:]
+            for case let (name as String, value as String) in http.allHeaderFields { headers[name] = value }
+            return .success(HTTPResponse(status: http.statusCode, headers: headers, body: body))
         }
     }
 }

@@ -11,19 +11,17 @@ enum SecretFile {
 
     /// The file's text; `option` names it in errors (`--key-file` or the variable it came from).
     static func read(_ path: String, option: String) throws -> String {
-        let descriptor = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK)
-        guard descriptor >= 0 else { throw ValidationError("cannot read \(option) \(Terminal.display(path)): \(String(cString: strerror(errno)))") }
-        defer { close(descriptor) }
-        var info = stat()
-        guard fstat(descriptor, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG, info.st_size <= maxBytes else {
-            throw ValidationError("\(option) \(Terminal.display(path)) is not a small regular file")
-        }
-        let mode = info.st_mode & 0o777
+        let file: OpenFile
+        do { file = try OpenFile(path: path) } catch { throw ValidationError("\(option) \(Terminal.display(path)): \(error)") }
+        guard file.size <= maxBytes else { throw ValidationError("\(option) \(Terminal.display(path)) is larger than a key or a password") }
+        let mode = file.permissions & 0o777
         if mode & 0o077 != 0, !isSystemdCredential(path) {
             throw ValidationError("\(option) \(Terminal.display(path)) can be read by other users (mode \(String(mode, radix: 8))); "
                 + "make it the owner's alone: chmod 600 \(Terminal.display(path))")
         }
-        guard let data = try? FileHandle(fileDescriptor: descriptor, closeOnDealloc: false).readToEnd(), let text = String(data: data, encoding: .utf8) else {
+        let data: Data
+        do { data = try file.read() } catch { throw ValidationError("\(option) \(Terminal.display(path)): \(error)") }
+        guard let text = String(data: data, encoding: .utf8) else {
             throw ValidationError("cannot read \(option) \(Terminal.display(path)) as UTF-8 text")
         }
         return text

@@ -22,13 +22,7 @@ struct Terminal: @unchecked Sendable {
     /// answer or a file name put in it cannot move the cursor, clear the screen or retitle the
     /// window. Our own styling goes through `emit`.
     func write(_ text: String) {
-        emit(Self.printableLines(text))
-    }
-
-    private static func printableLines(_ text: String) -> String {
-        text.split(separator: "\n", omittingEmptySubsequences: false)
-            .map { $0.split(separator: "\t", omittingEmptySubsequences: false).map { ServerText.printable(String($0)) }.joined(separator: "\t") }
-            .joined(separator: "\n")
+        emit(ServerText.printable(text, keeping: ["\n", "\t"]))
     }
 
     /// Writes our own bytes as they are: colour and the progress line's escape sequences.
@@ -44,7 +38,7 @@ struct Terminal: @unchecked Sendable {
     func warning(_ message: String) { labelled(styled("warning:", "1;33"), message) }
 
     private func labelled(_ label: String, _ message: String) {
-        emit(label + " " + Self.printableLines(message + "\n"))
+        emit(label + " " + ServerText.printable(message + "\n", keeping: ["\n", "\t"]))
     }
 
     /// A path as the user would type it: relative to the current folder when it is inside it, with
