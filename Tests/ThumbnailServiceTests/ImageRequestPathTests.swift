@@ -37,8 +37,12 @@ final class ImageRequestPathTests: XCTestCase {
         XCTAssertEqual(try parse("/pr:grid/w:50/plain/local:///a.jpg").options.width, 50)
         XCTAssertEqual(try parse("/w:50/pr:grid/plain/local:///a.jpg").options.width, 200)
         let upload = try parse("/pr:upload/plain/local:///a.jpg").options
-        XCTAssertEqual(upload.maxBytes, 300_000)
+        XCTAssertEqual(upload.autoquality, .init(maxBytes: 300_000, qualities: 75...92), "prepare's budget and quality range")
         XCTAssertEqual(upload.format, .jpeg)
+        let budget = try upload.spec(format: .jpeg, defaultQuality: 80, maxOutputEdge: 4096)
+        XCTAssertEqual([budget.maxBytes, budget.minQuality, budget.quality], [300_000, 75, 92])
+        XCTAssertEqual(try parse("/aq:size:20000/plain/local:///a.jpg").options.autoquality?.qualities, 70...80, "imgproxy's defaults")
+        XCTAssertNil(try parse("/pr:upload/aq:none/plain/local:///a.jpg").options.autoquality)
         XCTAssertEqual(try parse("/rs:::120/plain/local:///a.jpg").options.height, 120, "empty arguments are skipped")
     }
 
@@ -54,6 +58,9 @@ final class ImageRequestPathTests: XCTestCase {
             ("/sm:0/plain/local:///a.jpg", .invalidArgument(option: "sm", value: "0", expected: "true: metadata is always stripped")),
             ("/mb:100/plain/local:///a.jpg", .invalidArgument(option: "mb", value: "100", expected: "0 (off) or 256–1073741824")),
             ("/pr:nope/plain/local:///a.jpg", .unknownPreset("nope")),
+            ("/aq:dssim:0.02/plain/local:///a.jpg", .invalidArgument(option: "aq", value: "dssim", expected: "size or none (the perceptual methods are not supported)")),
+            ("/aq:size:30000:90:80/plain/local:///a.jpg", .invalidArgument(option: "aq", value: "90:80", expected: "a minimum quality at most the maximum")),
+            ("/aq:size/plain/local:///a.jpg", .invalidArgument(option: "aq", value: "", expected: "a byte size after size:")),
             ("/exp:1/plain/local:///a.jpg", .expired),
             ("/plain/a@b@c", .invalidSource("more than one @ in a plain source; escape @ as %40")),
             ("/plain/", .invalidSource("nothing after plain/")),

@@ -40,6 +40,27 @@ final class ServiceInProcessTests: FolderTestCase {
         signer.signedPath(options: options, source: source, format: format)
     }
 
+    /// `pr:upload` is what `prepare` makes, byte for byte: one render spec, one pipeline. The three
+    /// corpus photos over the budget at the top quality (where the old preset's quality range gave
+    /// other bytes), and noise, the hardest photo there is to fit.
+    func testTheUploadPresetGivesPreparesBytes() async throws {
+        let photos = ["photos/2569067123_aca715a2ee_o.jpg", "photos/iphone_13_pro_max.HEIC", "photos/iphone_hdr_NO.jpg", "photos/flowers.jpeg"]
+        for (index, photo) in photos.enumerated() { try copy(photo, to: "upload/\(index)") }
+        try NoiseImage.png(width: 2600, height: 1800, to: input + "/upload/noise")
+        let sources = photos.indices.map { "upload/\($0)" } + ["upload/noise"]
+        let preparer = try ImagePreparer()
+        try await withService(configuration()) { _, client in
+            for source in sources {
+                let prepared = try preparer.prepare(file: self.input + "/" + source)
+                let served = try await client.execute(uri: self.path(["pr:upload"], source: "local:///" + source), method: .get) { $0 }
+                XCTAssertEqual(served.status, .ok, source)
+                XCTAssertEqual(Data(buffer: served.body), prepared.data, "\(source): pr:upload and prepare differ")
+                XCTAssertLessThanOrEqual(prepared.byteCount, 300_000)
+                if source.hasSuffix("noise") { XCTAssertLessThan(prepared.width, 2048, "the budget had to shrink the noise") }
+            }
+        }
+    }
+
     func testAnImageURLGivesTheSizeFormatAndAStableETag() async throws {
         let list = path(["pr:list", "dpr:3"]), budgeted = path(["rs:fit:1500:1500", "mb:30000"])
         try await withService(configuration()) { _, client in

@@ -27,6 +27,13 @@ public struct EncodedImage: Sendable, Equatable {
         suggestedFilename = stem + "." + format.fileExtension
     }
 
+    /// This image with what a caller knows beyond the encode: warnings, the source's stem, and the
+    /// encodes spent before this one (a PNG that did not fit).
+    func described(warnings: [String], stem: String, encodesBefore: Int = 0) -> EncodedImage {
+        EncodedImage(data: data, format: format, width: width, height: height, quality: quality,
+                     encodes: encodesBefore + encodes, warnings: warnings, stem: stem)
+    }
+
     public var mimeType: String { format.mimeType }
     public var byteCount: Int { data.count }
 }

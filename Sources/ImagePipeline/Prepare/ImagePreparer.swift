@@ -7,10 +7,12 @@ import Foundation
 /// pass the `DecodedImage` on. Whatever it is given, what it returns fits `maxEdge` and `maxBytes`.
 public struct ImagePreparer: Sendable {
     public let options: PrepareOptions
+    private let renderer: ImageRenderer
 
     /// Refuses options out of range (see `PrepareOptions.problems`) before any work.
     public init(options: PrepareOptions = PrepareOptions()) throws(ImagePipelineError) {
         self.options = try options.validated()
+        renderer = try ImageRenderer(spec: self.options.renderSpec)
     }
 
     public func prepare(file path: String) throws(ImagePipelineError) -> EncodedImage {
@@ -26,33 +28,27 @@ public struct ImagePreparer: Sendable {
     }
 
     public func decode(_ source: ImageSource) throws(ImagePipelineError) -> DecodedImage {
-        // A border to trim leaves less than the box: decode at twice it, so what remains still fills it.
-        let edge = options.trim ? options.maxEdge * 2 : options.maxEdge
-        return try DecodedImage.decode(source, maxPixels: options.maxPixels) { _ in (edge, edge) }
+        try renderer.decode(source, maxPixels: options.maxPixels)
     }
 
-    /// Encodes any decoded image, fitting it inside `maxEdge` first when it is larger (a decode made
-    /// for bigger thumbnails, say).
+    /// Renders any decoded image through the pipeline (`PrepareOptions.renderSpec`), so a decode made
+    /// for bigger thumbnails is fitted too. Around it: the listing's shape rules on the fitted pixels,
+    /// and with `format: .png` the lossless image first, kept when it fits the budget whole.
     public func encode(_ decoded: DecodedImage, stem: String) throws(ImagePipelineError) -> EncodedImage {
-        let decoded = options.trim ? try decoded.trimmed(threshold: RenderSpec.Trim().threshold, colour: nil) : decoded
-        let sized = decoded.longEdge > options.maxEdge ? try decoded.fitting(edge: options.maxEdge) : decoded
+        let sized = try renderer.pixels(decoded)
         var warnings = PhotoShape.problems(width: sized.width, height: sized.height, minEdge: options.shrinkFloor)
         var encodes = 0
         if options.format == .png {
-            let png = try ImageEncoder.encode(sized, as: .png, quality: 100, settings: EncoderSettings())
-            if png.count <= options.maxBytes {
-                return EncodedImage(data: png, format: .png, width: sized.width, height: sized.height,
-                                    quality: nil, encodes: 1, warnings: warnings, stem: stem)
+            var lossless = renderer.spec
+            (lossless.format, lossless.maxBytes) = (.png, nil)
+            let png = try ImageRenderer(spec: lossless).encode(sized)
+            if png.byteCount <= options.maxBytes {
+                return png.described(warnings: warnings, stem: stem)
             }
-            warnings.append("PNG would be \(png.count) bytes, over \(options.maxBytes); wrote JPEG instead")
+            warnings.append("PNG would be \(png.byteCount) bytes, over \(options.maxBytes); wrote JPEG instead")
             encodes = 1
         }
-        let budget = BudgetEncoder(format: .jpeg, maxBytes: options.maxBytes,
-                                   qualities: options.minQuality...options.maxQuality, minEdge: options.shrinkFloor,
-                                   settings: EncoderSettings(progressive: options.progressive))
-        let image = try budget.encode(sized)
-        return EncodedImage(data: image.data, format: image.format, width: image.width, height: image.height,
-                            quality: image.quality, encodes: encodes + image.encodes, warnings: warnings, stem: stem)
+        return try renderer.encode(sized).described(warnings: warnings, stem: stem, encodesBefore: encodes)
     }
 
     /// Bytes at every quality in the range, on exactly the pixels `encoded` was made from: the

@@ -52,6 +52,16 @@ public struct PrepareOptions: Sendable, Equatable, Codable {
     /// The edge below which the budget search fails rather than shrink further.
     public var shrinkFloor: Int { min(minEdge, maxEdge) }
 
+    /// The upload image as the render pipeline makes it: trimmed if asked, fitted inside `maxEdge`,
+    /// JPEG at the best quality in `minQuality...maxQuality` under `maxBytes`. The service's
+    /// `pr:upload` preset is written from this, so the two give the same bytes.
+    public var renderSpec: RenderSpec {
+        var spec = RenderSpec(width: maxEdge, height: maxEdge, resizing: .fit, format: .jpeg, quality: maxQuality, maxBytes: maxBytes)
+        (spec.minQuality, spec.minEdge, spec.encoder.progressive) = (minQuality, shrinkFloor, progressive)
+        spec.trim = trim ? RenderSpec.Trim() : nil
+        return spec
+    }
+
     /// These options, or the first problem with them.
     public func validated() throws(ImagePipelineError) -> PrepareOptions {
         if let problem = problems.first { throw problem }

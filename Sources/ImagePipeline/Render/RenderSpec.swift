@@ -36,6 +36,8 @@ public struct RenderSpec: Sendable, Hashable, Codable {
     public var minQuality = 40
     /// When set, the output is never larger: quality falls, then the pixels shrink.
     public var maxBytes: Int?
+    /// With `maxBytes`, the long edge the pixels shrink no further than: the budget fails instead.
+    public var minEdge = RenderSpec.minimumEdge
     /// When set, the photo is first cut to a square of this many pixels (as `fill-down` with the
     /// gravity) and the output is fitted from that square: how `thumbs` cuts every variant from one
     /// crop, so a list row and a grid cell show the same framing.
@@ -79,6 +81,14 @@ public struct RenderSpec: Sendable, Hashable, Codable {
         case colour(red: Int, green: Int, blue: Int)
         /// The mean colour of the resized photo's outermost ring of pixels (`bg:auto`).
         case edge
+
+        /// The colour as RGB, nil for `.edge` (read from the image).
+        var rgb: [Double]? {
+            switch self {
+            case .colour(let red, let green, let blue): [Double(red), Double(green), Double(blue)]
+            case .edge: nil
+            }
+        }
     }
     /// Progressive JPEG, AVIF effort (see `EncoderSettings`).
     public var encoder = EncoderSettings()
@@ -99,7 +109,7 @@ public struct RenderSpec: Sendable, Hashable, Codable {
     public static let qualityRange = PrepareOptions.qualityRange
     public static let bytesRange = 256...(1 << 30)
     /// The smallest edge a budget may shrink an output to.
-    static let minimumEdge = 16
+    public static let minimumEdge = 16
 
     /// Every value out of range, as `invalidOption` errors named like imgproxy's options.
     public var problems: [ImagePipelineError] {
@@ -109,6 +119,7 @@ public struct RenderSpec: Sendable, Hashable, Codable {
             .outOfRange("quality", quality, Self.qualityRange),
             .outOfRange("min-quality", minQuality, Self.qualityRange),
             maxBytes.flatMap { .outOfRange("max_bytes", $0, Self.bytesRange) },
+            .outOfRange("min-edge", minEdge, 1...Self.edgeRange.upperBound),
             framing.flatMap { .outOfRange("framing", $0, 1...Self.edgeRange.upperBound) },
             maxEdge.flatMap { .outOfRange("max-output-edge", $0, 1...Self.edgeRange.upperBound) },
             [padding.top, padding.right, padding.bottom, padding.left].first { !Self.edgeRange.contains($0) }

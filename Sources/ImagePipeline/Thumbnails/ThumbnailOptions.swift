@@ -105,6 +105,13 @@ public struct ThumbnailOptions: Sendable, Codable, Equatable {
         return spec
     }
 
+    /// A smaller thumbnail, fitted from the largest one's pixels (already cut, already square).
+    func smallerSpec(pixels: Int) -> RenderSpec {
+        var spec = RenderSpec(width: pixels, height: pixels, resizing: .fit, format: format, quality: quality)
+        spec.encoder.progressive = progressive
+        return spec
+    }
+
     /// The box a source must be decoded into so the largest thumbnail needs no upscaling.
     func decodeBox(uprightWidth: Int, uprightHeight: Int) -> (width: Int, height: Int) {
         spec(pixels: sizes.first?.pixels ?? 1).decodeBox(uprightWidth: uprightWidth, uprightHeight: uprightHeight)

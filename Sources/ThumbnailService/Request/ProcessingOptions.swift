@@ -17,6 +17,14 @@ public struct ProcessingOptions: Sendable, Equatable {
     /// nil: the service's default.
     public var quality: Int?
     public var maxBytes: Int?
+    /// `autoquality`/`aq:size:bytes:min:max` (imgproxy Pro's option, its `size` method): the best
+    /// quality from `min` to `max` whose output fits `bytes`. Overrides `quality` and `max_bytes`.
+    public var autoquality: Autoquality?
+
+    public struct Autoquality: Sendable, Equatable {
+        public var maxBytes: Int
+        public var qualities: ClosedRange<Int>
+    }
     /// nil: negotiated from the request's `Accept`.
     public var format: OutputFormat?
     public var expires: Date?
@@ -43,9 +51,11 @@ public struct ProcessingOptions: Sendable, Equatable {
     static let presetDepthLimit = 4
 
     /// The thumbnail variants and the upload image as presets: `pr:list/dpr:3` asks for the 240 px
-    /// square `thumbs` calls `list@3x`, `pr:upload` for what `prepare` makes by default.
+    /// square `thumbs` calls `list@3x`, `pr:upload` for what `prepare` makes by default (the same
+    /// bytes: the same `RenderSpec`, from `PrepareOptions`).
     public static let standardPresets: [String: String] = {
-        var presets = ["upload": "rs:fit:\(PrepareOptions().maxEdge):\(PrepareOptions().maxEdge)/mb:\(PrepareOptions().maxBytes)/f:jpg/q:\(PrepareOptions().maxQuality)",
+        let upload = PrepareOptions()
+        var presets = ["upload": "rs:fit:\(upload.maxEdge):\(upload.maxEdge)/aq:size:\(upload.maxBytes):\(upload.minQuality):\(upload.maxQuality)/f:jpg",
                        // The whole product in a square grid cell, on its own edge colour (`thumbs --crop pad`).
                        "card": "rs:fit:200:200/ex:1/bg:auto/q:\(ThumbnailOptions().quality)"]
         // Exactly what `thumbs` makes with its defaults: same crop, same master square, same quality,
@@ -117,6 +127,9 @@ public struct ProcessingOptions: Sendable, Equatable {
         }
         var spec = RenderSpec(width: try pixels(width, "width"), height: try pixels(height, "height"), resizing: resizing,
                               gravity: gravity, enlarge: enlarge, format: format, quality: quality ?? defaultQuality, maxBytes: maxBytes)
+        if let autoquality {
+            (spec.maxBytes, spec.minQuality, spec.quality) = (autoquality.maxBytes, autoquality.qualities.lowerBound, autoquality.qualities.upperBound)
+        }
         spec.maxEdge = maxOutputEdge
         (spec.extend, spec.extendAspectRatio, spec.background, spec.trim) = (extend, extendAspectRatio, background, trim)
         let pad = padding.map { Int((Double($0) * dpr).rounded()) }
@@ -133,6 +146,6 @@ public struct ProcessingOptions: Sendable, Equatable {
     /// Everything that decides the output's bytes, in one stable string: for cache keys and ETags.
     /// Each option that owns a part of the output writes its part (`OptionTable`).
     public func canonical(format: OutputFormat, defaultQuality: Int) -> String {
-        OptionTable.definitions.compactMap { $0.canonical?(self, format, defaultQuality) }.joined(separator: "/")
+        OptionTable.definitions.compactMap { $0.canonical?(self, format, defaultQuality) }.filter { !$0.isEmpty }.joined(separator: "/")
     }
 }

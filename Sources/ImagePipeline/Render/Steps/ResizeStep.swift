@@ -1,0 +1,67 @@
+import CVips
+
+/// Resizes and crops to the box as `spec.resizing` and `spec.gravity` say, enlarging only when
+/// `spec.enlarge` allows. With `spec.framing`, the photo is first cut to that square (as `fill-down`)
+/// and the output fitted from the square, so every size shows the same framing.
+struct ResizeStep: RenderStep {
+    func apply(to image: DecodedImage, _ spec: RenderSpec) throws(ImagePipelineError) -> DecodedImage {
+        guard let side = spec.framing else { return try resize(image, spec) }
+        var square = spec
+        (square.width, square.height, square.resizing, square.framing) = (side, side, .fillDown, nil)
+        let master = try resize(image, square)
+        let box = (width: spec.width > 0 ? spec.width : DecodedImage.unbounded, height: spec.height > 0 ? spec.height : DecodedImage.unbounded)
+        return try master.fitting(box: box, crop: VIPS_INTERESTING_NONE, enlarge: spec.enlarge)
+    }
+
+    private func resize(_ image: DecodedImage, _ spec: RenderSpec) throws(ImagePipelineError) -> DecodedImage {
+        let (w, h) = (spec.width, spec.height)
+        let (sourceWidth, sourceHeight) = (Double(image.width), Double(image.height))
+        switch spec.effectiveResizing(uprightWidth: image.width, uprightHeight: image.height) {
+        case .fit, .auto:
+            guard w > 0 || h > 0 else { return image }
+            return try image.fitting(box: (w > 0 ? w : DecodedImage.unbounded, h > 0 ? h : DecodedImage.unbounded),
+                                     crop: VIPS_INTERESTING_NONE, enlarge: spec.enlarge)
+        case .force:
+            var horizontal = w > 0 ? Double(w) / sourceWidth : Double(h) / sourceHeight
+            var vertical = h > 0 ? Double(h) / sourceHeight : horizontal
+            if w == 0 && h == 0 { (horizontal, vertical) = (1, 1) }
+            if !spec.enlarge { (horizontal, vertical) = (min(horizontal, 1), min(vertical, 1)) }
+            guard horizontal != 1 || vertical != 1 else { return image }
+            return try image.scaled(horizontally: horizontal, vertically: vertical)
+        case .fill, .fillDown:
+            return try fill(image, spec, box: cropBox(spec, sourceWidth: sourceWidth, sourceHeight: sourceHeight))
+        }
+    }
+
+    /// The crop's size: the box, or without `enlarge` on a photo too small to cover it, what the
+    /// photo can fill (`fill`) or the largest box of the same shape inside the photo (`fill-down`).
+    private func cropBox(_ spec: RenderSpec, sourceWidth: Double, sourceHeight: Double) -> (width: Int, height: Int) {
+        let (w, h) = (spec.width, spec.height)
+        let cover = max(Double(w) / sourceWidth, Double(h) / sourceHeight)
+        guard cover > 1, !spec.enlarge else { return (w, h) }
+        if spec.resizing == .fillDown {
+            let factor = min(sourceWidth / Double(w), sourceHeight / Double(h))
+            return (max(1, Int((Double(w) * factor).rounded())), max(1, Int((Double(h) * factor).rounded())))
+        }
+        return (min(w, Int(sourceWidth)), min(h, Int(sourceHeight)))
+    }
+
+    private func fill(_ image: DecodedImage, _ spec: RenderSpec, box: (width: Int, height: Int)) throws(ImagePipelineError) -> DecodedImage {
+        switch spec.gravity {
+        case .centre:
+            return try image.fitting(box: box, crop: VIPS_INTERESTING_CENTRE, enlarge: spec.enlarge)
+        case .attention:
+            return try image.fitting(box: box, crop: VIPS_INTERESTING_ATTENTION, enlarge: spec.enlarge)
+        default:
+            // Scale to cover the box, then cut it at the edge or corner the gravity names.
+            let scale = max(Double(box.width) / Double(image.width), Double(box.height) / Double(image.height))
+            let covering = scale == 1 ? image : try image.scaled(horizontally: scale, vertically: scale)
+            let width = min(box.width, covering.width), height = min(box.height, covering.height)
+            let name = spec.gravity.rawValue
+            let spareWidth = covering.width - width, spareHeight = covering.height - height
+            let x = name.hasSuffix("we") ? 0 : name.hasSuffix("ea") ? spareWidth : spareWidth / 2
+            let y = name.hasPrefix("no") ? 0 : name.hasPrefix("so") ? spareHeight : spareHeight / 2
+            return try covering.cropped(x: x, y: y, width: width, height: height)
+        }
+    }
+}
