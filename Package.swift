@@ -11,6 +11,7 @@ let package = Package(
         .library(name: "MarketUploader", targets: ["MarketUploader"]),
         .library(name: "ThumbnailService", targets: ["ThumbnailService"]),
         .library(name: "Publishing", targets: ["Publishing"]),
+        .library(name: "ProductPreview", targets: ["ProductPreview"]),
         .executable(name: "market-images", targets: ["market-images"]),
     ],
     dependencies: [
@@ -69,19 +70,30 @@ let package = Package(
         ),
         // Product folders → one server: product.json, the photo cache, the ledger, plan and apply.
         .target(name: "Publishing", dependencies: ["ImagePipeline", "MarketUploader"]),
+        // The products folder as the apps will show it, as routes beside the thumbnail service's;
+        // pages from templates with HTML escaping by default.
+        .target(
+            name: "ProductPreview",
+            dependencies: [
+                "ImagePipeline", "MarketUploader", "Publishing", "ThumbnailService",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "Mustache", package: "swift-mustache"),
+            ]
+        ),
         .executableTarget(
             name: "market-images",
             dependencies: [
                 "ImagePipeline",
                 "MarketUploader",
                 "Publishing",
+                "ProductPreview",
                 "ThumbnailService",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Configuration", package: "swift-configuration"),
                 .product(name: "SystemPackage", package: "swift-system"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "Logging", package: "swift-log"),
-                .product(name: "Mustache", package: "swift-mustache"),
             ]
         ),
         // Release-mode stage timings of the decode paths, and their outputs for the quality check (Benchmarks/stages.sh).

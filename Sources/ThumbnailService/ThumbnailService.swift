@@ -83,6 +83,12 @@ public struct ThumbnailService: Sendable {
         }
     }
 
+    /// The access log the service's own routes sit behind, for a mounting server's routes: the same
+    /// line per request, counted in the same metrics.
+    public func accessLog<Context: RequestContext>() -> AccessLog<Context> {
+        AccessLog(metrics: metrics, logger: logger, elidesSignatures: false)
+    }
+
     /// Serves on `configuration.bind` (and metrics on `metricsBind`) until SIGTERM or SIGINT, then
     /// lets requests in flight finish within `grace`. `onListening` gets each listener's URL.
     public func run(onListening: @escaping @Sendable (_ what: String, _ url: String) -> Void) async throws {

@@ -3,21 +3,24 @@ import ImagePipeline
 import Hummingbird
 import Logging
 
-/// One access-log line per request (`AccessLogLine`, the signature elided), requests counted by
-/// status and in flight. A middleware, so it sees
-/// every request its routes answer, refusals included.
-struct AccessLog<Context: RequestContext>: RouterMiddleware {
+/// One access-log line per request (`AccessLogLine`, the signature elided on image URLs), requests
+/// counted by status and in flight. A middleware, so it sees every request its routes answer,
+/// refusals included; a server mounting the service puts its own routes behind it too
+/// (`ThumbnailService.accessLog()`).
+public struct AccessLog<Context: RequestContext>: RouterMiddleware {
     let metrics: ServiceMetrics
     let logger: Logger
+    /// Image URLs carry a signature in their first segment; a mounting server's own paths do not.
+    var elidesSignatures = true
 
-    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
+    public func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
         let started = ContinuousClock.now
         metrics.inFlight(1)
         defer { metrics.inFlight(-1) }
         let outcome = CacheOutcome()
         let response = try await CacheOutcome.$current.withValue(outcome) { try await next(request, context) }
         metrics.request(status: Int(response.status.code))
-        logger.info("\(AccessLogLine.text(request, response, since: started, outcome: outcome.text, path: Self.elidingSignature(request.uri.path)))")
+        logger.info("\(AccessLogLine.text(request, response, since: started, outcome: outcome.text, path: elidesSignatures ? Self.elidingSignature(request.uri.path) : nil))")
         return response
     }
 

@@ -4,6 +4,7 @@ import ImagePipeline
 import Hummingbird
 import Logging
 import MarketUploader
+import ProductPreview
 import Publishing
 import ThumbnailService
 
@@ -54,30 +55,20 @@ struct Preview: AsyncParsableCommand {
     func run() async throws {
         let address = try address()
         let record = try publishServer()
-        let catalogue = PreviewCatalogue(productsFolder: products, photos: photos, server: record,
-                                         dialect: dialect ?? record.flatMap(Dialect.inferred(from:)))
-        guard !catalogue.folders.isEmpty else { throw ValidationError("\(Terminal.display(products)) has no product folders with photos") }
-        let prepared = catalogue.products().products
-        let failed = prepared.reduce(0) { $0 + ($1.prepared?.report.failed.count ?? 0) }
-
+        var configuration = PreviewConfiguration(productsFolder: products, photoCache: photos.photoCache, server: record,
+                                                 dialect: dialect ?? record.flatMap(Dialect.inferred(from:)))
+        configuration.describe = errorText
         LoggingSystem.bootstrap { StreamLogHandler.standardError(label: $0) }
         var logger = Logger(label: "market-images")
         logger.logLevel = .info
-        // The thumbnail service itself, serving the products folder unsigned (loopback only).
-        var configuration = ServiceConfiguration()
-        configuration.root = products
-        configuration.bind = address
-        configuration.metricsBind = nil
-        configuration.queue = 256
-        configuration.maxAge = 0
-        configuration.limits.maxPixels = photos.image.prepareOptions.maxPixels
+        let preview = try ProductPreview(configuration, bind: address, logger: logger)
+        guard !preview.productFolders.isEmpty else { throw ValidationError("\(Terminal.display(products)) has no product folders with photos") }
+        let prepared = preview.prepareAll()
         let router = Router()
-        try ThumbnailService(configuration, logger: logger).addRoutes(to: router)
-        let access = PreviewAccess(bind: address)
-        let responder = PreviewResponder(pages: try PreviewPages(catalogue: catalogue, maxBytes: photos.image.prepareOptions.maxBytes),
-                                         photos: photos, thumbnails: router.buildResponder(), access: access, logger: logger)
-        let summary = "\(count(prepared.count, "product"))" + (failed > 0 ? ", \(count(failed, "photo")) failed" : "")
-        try await address.serve(responder, grace: .seconds(1), logger: logger) { url in
+        let access = PreviewAccess<BasicRequestContext>(bind: address, logger: logger)
+        preview.addRoutes(to: router, access: access)
+        let summary = count(prepared.products, "product") + (prepared.failedPhotos > 0 ? ", \(count(prepared.failedPhotos, "photo")) failed" : "")
+        try await address.serve(router.buildResponder(), grace: .seconds(1), logger: logger) { url in
             Terminal.standardOutput.write("Preview of \(summary): \(access.address(url))\n")
             Terminal.standardError.write("listening on \(url)\n")
         }

@@ -7,11 +7,10 @@ import Publishing
 /// (incrementally, into the same cache `publish` uses) so the page follows the folder; one look at a
 /// time, because two runs into one cache folder would refuse each other.
 final class PreviewCatalogue: @unchecked Sendable {
-    let productsFolder: String
-    let photos: UploadPhotos
-    /// The server whose publish record the page compares with, if any.
-    let server: URL?
-    let dialect: Dialect?
+    let configuration: PreviewConfiguration
+    var productsFolder: String { configuration.productsFolder }
+    private var server: URL? { configuration.server }
+    private var dialect: Dialect? { configuration.dialect }
     private let lock = NSLock()
 
     /// One product folder: its fields (or why they are unusable), its photos, and its publish state.
@@ -32,11 +31,8 @@ final class PreviewCatalogue: @unchecked Sendable {
         var kind: String
     }
 
-    init(productsFolder: String, photos: UploadPhotos, server: URL?, dialect: Dialect?) {
-        self.productsFolder = productsFolder
-        self.photos = photos
-        self.server = server
-        self.dialect = dialect
+    init(_ configuration: PreviewConfiguration) {
+        self.configuration = configuration
     }
 
     /// The products folder as it is now: its product folders and its warnings (photos in
@@ -66,23 +62,23 @@ final class PreviewCatalogue: @unchecked Sendable {
         var product = Product(folder: folder)
         let file = ProductFile.read(in: folder)
         product.fields = file.fields
-        if let problem = file.problem { product.problems.append(errorText(problem)) }
+        if let problem = file.problem { product.problems.append(configuration.describe(problem)) }
         if product.fields == nil, product.problems.isEmpty {
             product.problems.append("no \(ProductFile.fileName): publish needs a name, description, price and stock")
         }
         var draft: ProductDraft?
         if product.fields != nil, file.problem == nil {
             do {
-                draft = try ProductOptions.draft(file: product.fields, folder: folder, overrides: ProductChange())
+                draft = try ProductFile.draft(file: product.fields, folder: folder, overrides: ProductChange())
             } catch {
-                product.problems.append(errorText(error))
+                product.problems.append(configuration.describe(error))
             }
         }
         if let draft { product.problems += draft.problems(for: dialect ?? .openmarket) + draft.warnings }
         do {
-            product.prepared = try photos.photoCache.prepare([folder], jobs: ProcessInfo.processInfo.activeProcessorCount)
+            product.prepared = try configuration.photoCache.prepare([folder], jobs: ProcessInfo.processInfo.activeProcessorCount)
         } catch {
-            product.problems.append(errorText(error))
+            product.problems.append(configuration.describe(error))
         }
         if let draft, let prepared = product.prepared, prepared.report.failed.isEmpty {
             product.publish = ledger.flatMap { publishState(folder: folder, draft: draft, prepared: prepared, ledger: $0) }
@@ -94,7 +90,7 @@ final class PreviewCatalogue: @unchecked Sendable {
                               ledger record: Result<PublishLedger, any Error>) -> PublishState? {
         guard let server else { return nil }
         let ledger: PublishLedger
-        do { ledger = try record.get() } catch { return PublishState(summary: errorText(error), kind: "unknown") }
+        do { ledger = try record.get() } catch { return PublishState(summary: configuration.describe(error), kind: "unknown") }
         let shown = PublishLedger.identity(of: server)
         guard let entry = ledger.entries[PublishLedger.key(server: server, folder: folder)] else {
             return PublishState(summary: "new: not yet published to \(shown)", kind: "new")

@@ -27,7 +27,7 @@ struct PreviewPages: Sendable {
         let problemCount = products.reduce(0) { $0 + problems(of: $1).count }
         let page = PreviewViews.Page(
             title: title, list: !grid, grid: grid,
-            summary: "\(count(products.count, "product")) · \(count(photoCount, "prepared photo")) · \(count(problemCount, "problem"))",
+            summary: "\(NumberText.count(products.count, "product")) · \(NumberText.count(photoCount, "prepared photo")) · \(NumberText.count(problemCount, "problem"))",
             warnings: warnings, products: products.map { card($0, grid: grid) })
         return library.render(page, withTemplate: "index") ?? ""
     }
@@ -42,12 +42,12 @@ struct PreviewPages: Sendable {
                 bytes: NumberText.grouped(Int64(output.bytes)), limit: NumberText.grouped(Int64(maxBytes)), percent: output.bytes * 100 / max(maxBytes, 1),
                 overBudget: output.bytes > maxBytes,
                 quality: output.quality.map { "quality \($0)" } ?? "\(output.format.rawValue.uppercased()), lossless",
-                encodes: count(output.encodes, "encode"), warnings: output.warnings ?? [],
+                encodes: NumberText.count(output.encodes, "encode"), warnings: output.warnings ?? [],
                 preparedURL: preparedURL(product, output),
                 originalURL: serviceURL("rs:force:\(output.width):\(output.height)/f:png", source: output.source, fingerprint: output.sourceFingerprint))
         }
         let failures = (prepared?.report.failed ?? []).map {
-            PreviewViews.Failure(file: ($0.source as NSString).lastPathComponent, reason: $0.message)
+            PreviewViews.Failure(file: ($0.source as NSString).lastPathComponent, reason: message($0))
         }
         let problems = product.problems + (prepared?.warnings(of: product.folder) ?? [])
         let page = PreviewViews.ProductPage(
@@ -69,14 +69,14 @@ struct PreviewPages: Sendable {
         }
         return PreviewViews.Card(
             folder: product.name, link: "/product/" + Self.pathEscaped(product.name), name: product.fields?.name ?? product.name,
-            pricing: pricing(product.fields), thumbnail: thumbnail, issues: issues == 0 ? nil : count(issues, "problem"),
+            pricing: pricing(product.fields), thumbnail: thumbnail, issues: issues == 0 ? nil : NumberText.count(issues, "problem"),
             state: product.publish?.summary, stateKind: product.publish?.kind)
     }
 
     /// Everything a seller should fix, each once: the fields, the folder and each photo's warnings (the
     /// run's warnings include every photo's), and each failed photo.
     private func problems(of product: PreviewCatalogue.Product) -> [String] {
-        product.problems + (product.prepared?.warnings(of: product.folder) ?? []) + (product.prepared?.report.failed.map(\.message) ?? [])
+        product.problems + (product.prepared?.warnings(of: product.folder) ?? []) + (product.prepared?.report.failed.map(message) ?? [])
     }
 
     private func pricing(_ fields: ProductChange?) -> PreviewViews.Pricing {
@@ -105,5 +105,10 @@ struct PreviewPages: Sendable {
 
     static func pathEscaped(_ text: String) -> String {
         text.addingPercentEncoding(withAllowedCharacters: .urlPathAllowed.subtracting(CharacterSet(charactersIn: "/?#%"))) ?? text
+    }
+
+    /// A failed photo as the host words its errors.
+    private func message(_ failure: Manifest.Failure) -> String {
+        failure.cause.map(catalogue.configuration.describe) ?? failure.error
     }
 }

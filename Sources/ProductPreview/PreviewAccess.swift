@@ -1,5 +1,6 @@
 import Foundation
 import Hummingbird
+import Logging
 import ThumbnailService
 
 /// Who may read the preview. Listening on loopback is not enough: a web page whose name an attacker
@@ -7,24 +8,37 @@ import ThumbnailService
 /// can any other user of the machine. So a request must name a loopback host in `Host` (a rebound
 /// page names its own) and carry this run's token: in the address the command printed, which the
 /// browser then keeps as a strict, script-hidden cookie for the page's images and styles.
-struct PreviewAccess: Sendable {
-    static let cookie = "market_images_preview"
+///
+/// A middleware in front of every route (the pages and the thumbnail service's); a refusal gets its
+/// access-log line here, since no route sees it.
+public struct PreviewAccess<Context: RequestContext>: RouterMiddleware {
+    static var cookie: String { "market_images_preview" }
 
-    let token: String
+    public let token: String
     private let hosts: Set<String>
+    let logger: Logger
 
-    init(bind: ServiceAddress, token: String = PreviewAccess.newToken()) {
+    public init(bind: ServiceAddress, token: String = PreviewAccessToken.make(), logger: Logger) {
         self.token = token
+        self.logger = logger
         hosts = ["localhost", "127.0.0.1", "::1", bind.host.lowercased()]
     }
 
-    static func newToken() -> String {
-        var generator = SystemRandomNumberGenerator()
-        return (0..<4).map { _ in String(format: "%016llx", generator.next() as UInt64) }.joined()
-    }
-
     /// The address to open: the listener's URL with the token.
-    func address(_ url: String) -> String { url + "/?token=" + token }
+    public func address(_ url: String) -> String { url + "/?token=" + token }
+
+    public func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
+        let started = ContinuousClock.now
+        switch check(request) {
+        case .refused(let refusal):
+            logger.info("\(AccessLogLine.text(request, refusal, since: started))")
+            return refusal
+        case .allowed(let remember):
+            var response = try await next(request, context)
+            if remember { response.headers[.setCookie] = setCookie }
+            return response
+        }
+    }
 
     enum Decision {
         /// Allowed; `remember` when the token came in the query and the answer should set the cookie.
@@ -64,5 +78,13 @@ struct PreviewAccess: Sendable {
         let (a, b) = (Array(given.utf8), Array(expected.utf8))
         guard a.count == b.count else { return false }
         return zip(a, b).reduce(0) { $0 | ($1.0 ^ $1.1) } == 0
+    }
+}
+
+/// A preview run's secret: 256 random bits, in hex.
+public enum PreviewAccessToken {
+    public static func make() -> String {
+        var generator = SystemRandomNumberGenerator()
+        return (0..<4).map { _ in String(format: "%016llx", generator.next() as UInt64) }.joined()
     }
 }

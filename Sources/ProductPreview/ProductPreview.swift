@@ -1,0 +1,52 @@
+import Foundation
+import Hummingbird
+import Logging
+import Publishing
+import ThumbnailService
+
+/// The products folder as the OpenMarket apps will show it, as a web app: a list or grid of the
+/// products, a page per product with every prepared photo against the limits, and what `publish`
+/// would change. Its thumbnails are the thumbnail service's, in the same process, serving the
+/// products folder unsigned; everything sits behind `PreviewAccess`, so it is meant for loopback.
+///
+/// `market-images preview` runs it; another Hummingbird server mounts it with `addRoutes(to:)`.
+public struct ProductPreview: Sendable {
+    public let configuration: PreviewConfiguration
+    let catalogue: PreviewCatalogue
+    let pages: PreviewPages
+    let thumbnails: ThumbnailService
+
+    /// Builds the pages and the thumbnail service (unsigned, uncached by browsers, the products
+    /// folder as its root, `maxPixels` as `prepare` refuses). Nothing is prepared yet.
+    public init(_ configuration: PreviewConfiguration, bind: ServiceAddress, logger: Logger) throws {
+        self.configuration = configuration
+        catalogue = PreviewCatalogue(configuration)
+        pages = try PreviewPages(catalogue: catalogue, maxBytes: configuration.photoCache.prepareOptions.maxBytes)
+        var service = ServiceConfiguration()
+        service.root = configuration.productsFolder
+        service.bind = bind
+        service.metricsBind = nil
+        service.queue = 256
+        service.maxAge = 0
+        service.limits.maxPixels = configuration.photoCache.prepareOptions.maxPixels
+        thumbnails = try ThumbnailService(service, logger: logger)
+    }
+
+    /// The product folders with photos, in name order.
+    public var productFolders: [String] { catalogue.folders }
+
+    /// Prepares every product as the first page load would, and says how many photos failed.
+    public func prepareAll() -> (products: Int, failedPhotos: Int) {
+        let products = catalogue.products().products
+        return (products.count, products.reduce(0) { $0 + ($1.prepared?.report.failed.count ?? 0) })
+    }
+
+    /// The pages, the prepared photos and the thumbnail service's routes, all behind `access`, each
+    /// request with one access-log line.
+    public func addRoutes<Context: RequestContext>(to router: Router<Context>, access: PreviewAccess<Context>) {
+        router.add(middleware: access)
+        PreviewRoutes<Context>(pages: pages, photoCache: configuration.photoCache)
+            .add(to: router.group().add(middleware: thumbnails.accessLog()))
+        thumbnails.addRoutes(to: router)
+    }
+}
