@@ -125,6 +125,17 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
+        // The preview mounted on a router and spoken to over loopback, in process.
+        .testTarget(
+            name: "ProductPreviewTests",
+            dependencies: [
+                "ProductPreview", "Publishing", "ImagePipeline", "ThumbnailService", "TestSupport",
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HummingbirdTesting", package: "hummingbird"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
         // Planning and applying through MarketUploader's HTTPTransport seam, in process.
         .testTarget(name: "PublishingTests", dependencies: ["Publishing", "ImagePipeline", "MarketUploader", "TestSupport"]),
         .testTarget(

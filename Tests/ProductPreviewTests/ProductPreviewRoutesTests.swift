@@ -1,0 +1,147 @@
+import Foundation
+import Hummingbird
+import HummingbirdTesting
+import HTTPTypes
+import ImagePipeline
+import Logging
+import ProductPreview
+import Publishing
+import TestSupport
+import ThumbnailService
+import XCTest
+
+/// The preview as a library, mounted on a router as `market-images preview` mounts it and spoken to
+/// over loopback HTTP (HummingbirdTesting's live server): who gets in, what the pages hold, what the
+/// prepared-photo route refuses, and one access-log line per request.
+final class ProductPreviewRoutesTests: FolderTestCase {
+    static let hostileName = "<script>alert('x')</script> & co"
+
+    override func setUpWithError() throws {
+        try super.setUpWithError()
+        try copy("photos/jolla.jpg", to: "lamp/IMG_1.jpg")
+        try copy("hostile/corrupted.jpg", to: "lamp/IMG_2.jpg")
+        try JSONSerialization.data(withJSONObject: ["name": Self.hostileName, "description": "A lamp for the preview's tests.",
+                                                    "price": 5000, "currency": "KRW", "stock": 2])
+            .write(to: URL(fileURLWithPath: input + "/lamp/product.json"))
+        try copy("photos/DSCN0010.jpg", to: "camera/IMG_1.jpg")
+    }
+
+    /// The preview on a live loopback server; `body` gets a client, this run's token and the log.
+    private func withPreview(_ body: @escaping @Sendable (any TestClientProtocol, String, LogLines) async throws -> Void) async throws {
+        let lines = LogLines()
+        let logger = Logger(label: "preview") { _ in lines }
+        var configuration = PreviewConfiguration(productsFolder: input, photoCache: PhotoCache(prepareOptions: PrepareOptions(), root: root + "/cache"))
+        configuration.describe = { "described: \($0)" }
+        let bind = ServiceAddress(host: "127.0.0.1", port: 0)
+        let preview = try ProductPreview(configuration, bind: bind, logger: logger)
+        let access = PreviewAccess<BasicRequestContext>(bind: bind, logger: logger)
+        let router = Router()
+        preview.addRoutes(to: router, access: access)
+        let app = Application(router: router, configuration: .init(address: .hostname("127.0.0.1", port: 0)), logger: Logger(label: "server"))
+        try await app.test(.live) { client in try await body(client, access.token, lines) }
+    }
+
+    func testOnlyRequestsWithThisRunsTokenOrItsCookieGetIn() async throws {
+        try await withPreview { client, token, _ in
+            for path in ["/", "/product/lamp", "/health", "/static/preview.css", "/unsafe/pr:list/plain/local:///lamp/IMG_1.jpg"] {
+                let refused = try await client.execute(uri: path, method: .get) { $0 }
+                XCTAssertEqual(refused.status, .forbidden, path)
+                XCTAssertTrue(String(buffer: refused.body).contains("no-token"), path)
+            }
+            let wrong = try await client.execute(uri: "/?token=0" + token.dropFirst(), method: .get) { $0.status }
+            XCTAssertEqual(wrong, .forbidden, "a token one character off")
+            // A page whose name was rebound to 127.0.0.1 sends its own name, with the right token.
+            let connection = try RawConnection(port: try XCTUnwrap(client.port))
+            _ = connection.send("GET /?token=\(token) HTTP/1.1\r\nHost: evil.example\r\nConnection: close\r\n\r\n")
+            var foreign = Data()
+            while let chunk = connection.receive(timeout: 30), !chunk.isEmpty { foreign.append(chunk) }
+            let answer = String(decoding: foreign, as: UTF8.self)
+            XCTAssertTrue(answer.hasPrefix("HTTP/1.1 403") && answer.contains("foreign-host"), answer)
+
+            let opened = try await client.execute(uri: "/?token=" + token, method: .get) { $0 }
+            XCTAssertEqual(opened.status, .ok)
+            XCTAssertEqual(opened.headers[.setCookie], "market_images_preview=\(token); Path=/; HttpOnly; SameSite=Strict")
+            let cookie: HTTPFields = [.cookie: "other=1; market_images_preview=\(token)"]
+            let thumbnail = try await client.execute(uri: "/unsafe/pr:list/dpr:2/f:jpg/plain/local:///lamp/IMG_1.jpg", method: .get, headers: cookie) { $0 }
+            XCTAssertEqual(thumbnail.status, .ok, "the thumbnail service's routes, with the cookie")
+            let header = try ImageHeader.read(.data(Data(buffer: thumbnail.body)))
+            XCTAssertEqual([header.width, header.height], [160, 160])
+            XCTAssertNil(thumbnail.headers[.setCookie], "the cookie is set once, from the token")
+        }
+    }
+
+    func testThePagesShowTheFolderWithMarkupAsTextAndEveryFailureNamed() async throws {
+        try await withPreview { client, token, _ in
+            let cookie: HTTPFields = [.cookie: "market_images_preview=\(token)"]
+            let index = try await client.execute(uri: "/", method: .get, headers: cookie) { $0 }
+            let html = String(buffer: index.body)
+            XCTAssertEqual(index.headers[.contentSecurityPolicy]?.hasPrefix("default-src 'self'"), true)
+            XCTAssertTrue(html.contains("&lt;script&gt;alert(&#39;x&#39;)&lt;/script&gt; &amp; co") || html.contains("&lt;script&gt;alert('x')&lt;/script&gt; &amp; co"), html)
+            XCTAssertFalse(html.contains("<script>alert"), "a product's name is text, never markup")
+            XCTAssertTrue(html.contains("2 products"), html)
+            let page = try await client.execute(uri: "/product/lamp", method: .get, headers: cookie) { $0 }
+            let text = String(buffer: page.body)
+            XCTAssertTrue(text.contains("<b>IMG_2.jpg</b>: described: "), "a failed photo, worded by the host:\n\(text)")
+            let unchanged = try await client.execute(uri: "/product/lamp", method: .get, headers: cookie + [HTTPField(name: .ifNoneMatch, value: page.headers[.eTag] ?? "")]) { $0.status }
+            XCTAssertEqual(unchanged, .notModified)
+            let head = try await client.execute(uri: "/product/lamp", method: .head, headers: cookie) { $0 }
+            XCTAssertEqual(head.status, .ok)
+            XCTAssertEqual(head.body.readableBytes, 0)
+            let missing = try await client.execute(uri: "/product/nothing-here", method: .get, headers: cookie) { $0.status }
+            XCTAssertEqual(missing, .notFound)
+        }
+    }
+
+    /// `/prepared/` serves the photo cache's files of a product folder and nothing else, whatever
+    /// the path spells.
+    func testPreparedPhotosComeFromTheCacheOnly() async throws {
+        try await withPreview { client, token, _ in
+            let cookie: HTTPFields = [.cookie: "market_images_preview=\(token)"]
+            let page = try await client.execute(uri: "/product/camera", method: .get, headers: cookie) { String(buffer: $0.body) }
+            let link = try XCTUnwrap(page.range(of: #"/prepared/camera/[^"]+"#, options: .regularExpression).map { String(page[$0]) }, page)
+            let photo = try await client.execute(uri: link, method: .get, headers: cookie) { $0 }
+            XCTAssertEqual(photo.status, .ok)
+            XCTAssertEqual(photo.headers[.contentType], "image/jpeg")
+            XCTAssertEqual(try ImageHeader.read(.data(Data(buffer: photo.body))).width, 640)
+            for path in ["/prepared/camera/../../../in/camera/IMG_1.jpg", "/prepared/camera/%2E%2E/manifest.json", "/prepared/camera/..%2Fx.jpg",
+                         "/prepared/nothing/IMG_1.jpg", "/prepared/camera", "/prepared/camera/manifest.json"] {
+                let refused = try await client.execute(uri: path, method: .get, headers: cookie) { $0.status }
+                XCTAssertEqual(refused, .notFound, path)
+            }
+        }
+    }
+
+    /// One access-log line per request: pages, thumbnails and refusals alike, never the token.
+    func testEveryRequestHasOneAccessLogLine() async throws {
+        try await withPreview { client, token, lines in
+            let cookie: HTTPFields = [.cookie: "market_images_preview=\(token)"]
+            _ = try await client.execute(uri: "/static/preview.css", method: .get, headers: cookie) { $0.status }
+            _ = try await client.execute(uri: "/unsafe/pr:list/plain/local:///camera/IMG_1.jpg", method: .get, headers: cookie) { $0.status }
+            _ = try await client.execute(uri: "/product/camera", method: .get) { $0.status }
+            let logged = lines.all.filter { $0.contains(" ms cache=") }
+            XCTAssertEqual(logged.count, 3, "\(logged)")
+            XCTAssertTrue(logged[0].hasPrefix("GET /static/preview.css 200 "), logged[0])
+            XCTAssertTrue(logged[1].hasPrefix("GET /…/pr:list/plain/local:///camera/IMG_1.jpg 200 "), logged[1])
+            XCTAssertTrue(logged[2].hasPrefix("GET /product/camera 403 "), logged[2])
+            XCTAssertFalse(lines.all.joined().contains(token))
+        }
+    }
+}
+
+/// Every message logged, in order, as text.
+final class LogLines: LogHandler, @unchecked Sendable {
+    private let lock = NSLock()
+    private var lines: [String] = []
+    var all: [String] { lock.withLock { lines } }
+    var metadata: Logger.Metadata = [:]
+    var logLevel: Logger.Level = .info
+
+    subscript(metadataKey key: String) -> Logger.Metadata.Value? {
+        get { metadata[key] }
+        set { metadata[key] = newValue }
+    }
+
+    func log(event: LogEvent) {
+        lock.withLock { lines.append(event.message.description) }
+    }
+}
