@@ -98,17 +98,32 @@ let package = Package(
         ),
         // Release-mode stage timings of the decode paths, and their outputs for the quality check (Benchmarks/stages.sh).
         .executableTarget(name: "stage-timings", dependencies: ["ImagePipeline", "CVips", "CKernels"], path: "Benchmarks/StageTimings"),
-        // Runs the built executable for the CLI tests; depending on it gets the executable built.
-        .target(name: "TestSupport", dependencies: ["market-images", .product(name: "FlyingFox", package: "FlyingFox")], path: "Tests/TestSupport"),
+        // What the tests share: fixtures, independent oracles (ExifTool, Chromium, Pillow), the loopback
+        // OpenMarket server and origins, and a runner for the built tool. No library's tests build the tool.
+        .target(
+            name: "TestSupport",
+            dependencies: [
+                "ImagePipeline", "MarketUploader",
+                .product(name: "FlyingFox", package: "FlyingFox"),
+                .product(name: "MultipartKit", package: "multipart-kit"),
+                .product(name: "NIOCore", package: "swift-nio"),
+            ],
+            path: "Tests/TestSupport"
+        ),
         .testTarget(
             name: "ImagePipelineTests",
-            dependencies: ["ImagePipeline", "MarketUploader", "TestSupport"]
+            dependencies: ["ImagePipeline", "TestSupport"]
         ),
-        // The built tool started as a user starts it: the service over loopback (nginx in front, SIGTERM
-        // under load, attacks), the command line's conventions, a new user's first runs.
+        // Every test that starts the built tool as a user starts it, by command: prepare and thumbs,
+        // publish against the loopback server, serve (nginx in front, SIGTERM under load, attacks),
+        // preview in headless Chromium, and the command line's conventions. Depending on the
+        // executable gets it built.
         .testTarget(
             name: "CommandLineTests",
-            dependencies: ["ImagePipeline", "MarketUploader", "ThumbnailService", "TestSupport", .product(name: "FlyingFox", package: "FlyingFox")]
+            dependencies: [
+                "market-images", "ImagePipeline", "MarketUploader", "ThumbnailService", "TestSupport",
+                .product(name: "FlyingFox", package: "FlyingFox"),
+            ]
         ),
         // The service in process, through HummingbirdTesting: no ports, no binary; and the libraries'
         // documented examples, compiled and run (LibraryExampleTests).

@@ -38,21 +38,23 @@ public struct ThumbnailService: Sendable {
             let disk = try configuration.cacheFolder.map { folder throws(ImagePipelineError) in
                 try DiskCache(folder: folder, sizeLimit: configuration.cacheSize, clock: configuration.clock)
             }
-            let sources = try configuration.cacheFolder.map { folder throws(ImagePipelineError) in
+            let sourceCache = try configuration.cacheFolder.map { folder throws(ImagePipelineError) in
                 try SourceCache(folder: folder + "/sources", sizeLimit: configuration.sourceCacheSize, clock: configuration.clock)
             }
-            let local = try configuration.root.map { root throws(ImagePipelineError) in try LocalSourceRoot(root) }
+            let local = try configuration.root.map { root throws(ImagePipelineError) in
+                try LocalSourceRoot(root, maxBytes: configuration.maxSourceBytes)
+            }
+            let origin = OriginClient(prefixes: configuration.allowedSources.compactMap { SourceURL(prefix: $0) },
+                                      allowInternal: configuration.allowPrivateSources, maxBytes: configuration.maxSourceBytes,
+                                      timeout: TimeAmount(configuration.downloadTimeout))
+            let remote = RemoteSources(origin: origin, maxDownloads: configuration.maxDownloads, cache: sourceCache,
+                                       freshness: SourceFreshness(ttl: Double(configuration.sourceTTL), staleIfError: Double(configuration.sourceStaleIfError)),
+                                       clock: configuration.clock, metrics: metrics)
             handler = ImageRequestHandler(
                 presets: configuration.presetTable, maxAge: configuration.maxAge,
                 signature: SignatureCheck(keys: configuration.keys, size: configuration.signatureSize),
                 onlyPresets: configuration.onlyPresets,
-                local: local,
-                remote: RemoteSources(prefixes: configuration.allowedSources.compactMap { SourceURL(prefix: $0) },
-                                      allowInternal: configuration.allowPrivateSources, maxBytes: configuration.maxSourceBytes,
-                                      timeout: TimeAmount(configuration.downloadTimeout), maxDownloads: configuration.maxDownloads,
-                                      cache: sources, freshness: SourceFreshness(ttl: Double(configuration.sourceTTL),
-                                                                                 staleIfError: Double(configuration.sourceStaleIfError)),
-                                      clock: configuration.clock),
+                sources: (local.map { [$0] } ?? []) + [remote],
                 processor: ImageProcessor(limits: configuration.limits),
                 pool: ImageWorkPool(workers: configuration.workers, queueLimit: configuration.queue),
                 caches: OutputCaches(disk: disk, memory: disk != nil && configuration.memoryCache > 0 ? MemoryCache(sizeLimit: configuration.memoryCache) : nil,

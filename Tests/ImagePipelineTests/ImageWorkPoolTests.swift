@@ -16,22 +16,28 @@ final class ImageWorkPoolTests: XCTestCase {
         func enter() { lock.withLock { running += 1; started += 1; peak = max(peak, running) } }
         func leave() { lock.withLock { running -= 1 } }
         var count: Int { lock.withLock { started } }
+        var now: Int { lock.withLock { running } }
     }
 
+    /// Eight jobs that each hold their worker until released: two run, six wait, and releasing them
+    /// lets the rest through two at a time.
     func testNoMoreThanTheWorkersRunAtOnce() async throws {
         let pool = ImageWorkPool(workers: 2)
         let gauge = Gauge()
+        let release = DispatchSemaphore(value: 0)
         let results = try await withThrowingTaskGroup(of: Int.self) { group in
             for index in 0..<8 {
                 group.addTask {
                     try await pool.run {
                         gauge.enter()
-                        usleep(30_000)
+                        release.wait()
                         gauge.leave()
                         return index * 2
                     }
                 }
             }
+            try await waitUntil("two jobs running and six queued") { gauge.now == 2 && pool.queued == 6 }
+            for _ in 0..<8 { release.signal() }
             return try await group.reduce(into: []) { $0.append($1) }
         }
         XCTAssertEqual(results.sorted(), (0..<8).map { $0 * 2 })
@@ -45,7 +51,7 @@ final class ImageWorkPoolTests: XCTestCase {
         let first = Task { try await pool.run { running.signal(); release.wait(); return 1 } }
         running.wait()
         let second = Task { try await pool.run { 2 } }
-        while pool.queued < 1 { usleep(1000) }
+        try await waitUntil("the second job to queue") { pool.queued == 1 }
         do {
             _ = try await pool.run { 3 }
             XCTFail("a third job must not fit")
@@ -66,7 +72,7 @@ final class ImageWorkPoolTests: XCTestCase {
         let blocker = Task { try await pool.run { running.signal(); release.wait() } }
         running.wait()
         let queued = Task { try await pool.run { gauge.enter(); gauge.leave() } }
-        while pool.queued < 1 { usleep(1000) }
+        try await waitUntil("the job to queue") { pool.queued == 1 }
         queued.cancel()
         do {
             try await queued.value
@@ -92,7 +98,7 @@ final class ImageWorkPoolTests: XCTestCase {
             watched = payload
             try await pool.run { withExtendedLifetime(payload) {} }
         }
-        for _ in 0..<100 where watched != nil { try await Task.sleep(for: .milliseconds(10)) }
-        XCTAssertNil(watched)
+        let released = blockUntil("the finished job to let go of its payload", seconds: 5) { watched == nil }
+        XCTAssertTrue(released)
     }
 }

@@ -115,20 +115,4 @@ final class JPEGDecodeTests: XCTestCase {
         XCTAssertEqual(pixels(fromFile), pixels(fromBytes))
     }
 
-    /// The shrink's AVX2 path and its SSE2 path (`MARKET_IMAGES_NO_AVX2`, and any x86-64 CPU without
-    /// AVX2) do the same integer arithmetic: `thumbs` writes the same bytes either way.
-    func testTheSSE2PathWritesTheSameBytesAsTheAVX2Path() throws {
-        let folder = try temporaryFolder(self)
-        let inputs = ["photos/jolla.jpg", "photos/2569067123_aca715a2ee_o.jpg", "orientation/Landscape_5.jpg"].map(Fixture.path)
-        var outputs: [[String: Data]] = []
-        for environment in [[:], ["MARKET_IMAGES_NO_AVX2": "1"]] {
-            let out = folder + "/out-\(outputs.count)"
-            let result = try CommandLineTool.run(["thumbs"] + inputs + ["--out", out], environment: environment)
-            XCTAssertEqual(result.status, 0, result.stderr)
-            let names = try FileManager.default.subpathsOfDirectory(atPath: out).filter { $0.hasSuffix(".jpg") }
-            outputs.append(Dictionary(uniqueKeysWithValues: try names.map { ($0, try Data(contentsOf: URL(fileURLWithPath: out + "/" + $0))) }))
-        }
-        XCTAssertEqual(outputs[0].count, 12, "4 sizes of 3 photos")
-        XCTAssertEqual(outputs[0], outputs[1])
-    }
 }

@@ -40,28 +40,4 @@ final class MetadataTests: XCTestCase {
         }
     }
 
-    /// Every command and output format, from inputs in every format stuffed with EXIF, GPS, XMP,
-    /// IPTC and Nikon maker notes: ExifTool finds nothing but the container in any output.
-    func testExifToolFindsNothingInAnyOutputOfAnyCommand() throws {
-        let inputs = ["jpg", "png", "webp", "tif"].map { Fixture.path("metadata/everything.\($0)") }
-            + [Fixture.path("photos/iphone_13_pro_max.HEIC"), Fixture.path("photos/DSCN0010.jpg")]
-        let before = try Exiftool.metadata(in: inputs)
-        for input in inputs {
-            XCTAssertTrue(before[input]?.contains { $0.hasPrefix("ExifIFD:") || $0.hasSuffix(":UnknownEXIF") } ?? false,
-                          "the reader must see the input's metadata for this test to mean anything: \(input)")
-        }
-        let root = try temporaryFolder(self)
-        let runs = [["prepare"], ["prepare", "--format", "png", "--max-bytes", "2000000"],
-                    ["thumbs"], ["thumbs", "--format", "webp"], ["prepare", "--thumbs", "--thumb-format", "webp"]]
-        for (index, command) in runs.enumerated() {
-            let result = try CommandLineTool.run(command + inputs + ["--out", "\(root)/\(index)"])
-            XCTAssertEqual(result.status, 0, "\(command): \(result.stderr)")
-        }
-        let outputs = (FileManager.default.subpaths(atPath: root) ?? [])
-            .filter { ["jpg", "png", "webp"].contains(($0 as NSString).pathExtension) }.map { root + "/" + $0 }
-        XCTAssertGreaterThanOrEqual(outputs.count, inputs.count * (2 + 4 + 4 + 5), "every run wrote its outputs")
-        let found = try Exiftool.metadata(in: outputs)
-        XCTAssertEqual(found.count, outputs.count)
-        for (path, tags) in found { XCTAssertEqual(tags, [], path) }
-    }
 }

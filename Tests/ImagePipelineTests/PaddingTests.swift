@@ -58,8 +58,8 @@ final class PaddingTests: XCTestCase {
                        "bg:auto continues the photo's own edge")
     }
 
-    /// A synthetic 40 px white border is cut off within a pixel, by a URL's `trim` and by
-    /// `prepare --trim`; without it the border stays.
+    /// A synthetic 40 px white border is cut off within a pixel, by a URL's `trim` and by `prepare`'s
+    /// `trim`; without it the border stays.
     func testTrimRemovesAUniformBorder() throws {
         let inner = try DecodedImage.decode(file: Fixture.path("photos/DSCN0010.jpg"), maxPixels: .max) { _ in (400, 400) }
         let bordered = try inner.embedded(x: 40, y: 40, width: inner.width + 80, height: inner.height + 80, colour: [255, 255, 255])
@@ -72,25 +72,12 @@ final class PaddingTests: XCTestCase {
         XCTAssertEqual(Double(trimmed.width), Double(inner.width), accuracy: 1)
         XCTAssertEqual(Double(trimmed.height), Double(inner.height), accuracy: 1)
 
-        for (flags, size) in [(["--trim"], (inner.width, inner.height)), ([], (bordered.width, bordered.height))] {
-            let out = folder + "/out-\(flags.count)"
-            let result = try CommandLineTool.run(["prepare", folder + "/bordered.png", "--out", out] + flags)
-            XCTAssertEqual(result.status, 0, result.stderr)
-            let prepared = try DecodedImage.decode(file: out + "/bordered.jpg", maxPixels: .max) { _ in (4096, 4096) }
-            XCTAssertEqual(Double(prepared.width), Double(size.0), accuracy: 1, "\(flags)")
-            XCTAssertEqual(Double(prepared.height), Double(size.1), accuracy: 1, "\(flags)")
-        }
-    }
-
-    /// `thumbs --crop pad`: every variant a full square, the photo whole inside, on its edge colour.
-    func testThumbsPadFillsTheSquareWithTheWholePhoto() throws {
-        let out = try temporaryFolder(self)
-        let result = try CommandLineTool.run(["thumbs", photo, "--out", out, "--crop", "pad"])
-        XCTAssertEqual(result.status, 0, result.stderr)
-        for name in ["jolla.list@2x.jpg", "jolla.grid@3x.jpg"] {
-            let image = try DecodedImage.decode(file: out + "/" + name, maxPixels: .max) { _ in (4096, 4096) }
-            XCTAssertEqual(image.width, image.height, name)
-            XCTAssertEqual(image.width, name.contains("list") ? 160 : 600, name)
+        for (trim, size) in [(true, (inner.width, inner.height)), (false, (bordered.width, bordered.height))] {
+            var options = PrepareOptions()
+            options.trim = trim
+            let prepared = try ImagePreparer(options: options).prepare(file: folder + "/bordered.png")
+            XCTAssertEqual(Double(prepared.width), Double(size.0), accuracy: 1, "trim: \(trim)")
+            XCTAssertEqual(Double(prepared.height), Double(size.1), accuracy: 1, "trim: \(trim)")
         }
     }
 }

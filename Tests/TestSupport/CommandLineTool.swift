@@ -1,4 +1,5 @@
 import Foundation
+import XCTest
 
 /// Runs the built `market-images` executable as a user would, for the CLI tests of both test targets.
 public enum CommandLineTool {
@@ -46,6 +47,8 @@ public enum CommandLineTool {
         private let process = Process()
         private let stdoutData = LockedData(), stderrData = LockedData()
         private let killed = LockedData()
+        /// Left once both pipes reached end of file.
+        private let drained = DispatchGroup()
 
         init(arguments: [String], environment: [String: String], input: String? = nil) throws {
             process.executableURL = CommandLineTool.executable
@@ -63,11 +66,16 @@ public enum CommandLineTool {
             }
             // Drain both pipes concurrently so a child that fills one cannot block on the other.
             for (pipe, sink) in [(out, stdoutData), (err, stderrData)] {
-                Thread { sink.set(pipe.fileHandleForReading.readDataToEndOfFile()) }.start()
+                drained.enter()
+                Thread { [drained] in
+                    sink.set(pipe.fileHandleForReading.readDataToEndOfFile())
+                    drained.leave()
+                }.start()
             }
         }
 
         public var processIdentifier: Int32 { process.processIdentifier }
+        public var hasExited: Bool { !process.isRunning }
 
         /// SIGKILL: no handler runs, nothing is flushed or cleaned up, as when a laptop dies.
         public func kill(timedOut: Bool = false) {
@@ -78,7 +86,8 @@ public enum CommandLineTool {
 
         public func wait() -> Result {
             process.waitUntilExit()
-            while !stdoutData.isSet || !stderrData.isSet { usleep(1000) }
+            // A child's own children may hold the pipes open; what they print after a minute is not waited for.
+            if drained.wait(timeout: .now() + 60) == .timedOut { XCTFail("the tool's output pipes stayed open 60 s after it exited") }
             let signalled = process.terminationReason == .uncaughtSignal
             return Result(status: process.terminationStatus,
                           stdout: String(decoding: stdoutData.value, as: UTF8.self),

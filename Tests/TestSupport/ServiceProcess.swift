@@ -12,6 +12,8 @@ public final class ServiceProcess: @unchecked Sendable {
     private let process = Process()
     private let lock = NSLock()
     private var log = Data()
+    /// Left when the log pipe reaches end of file: the process and anything it started are done writing.
+    private let logEnded = DispatchGroup()
     /// Every image answered and every signature sent, for `audit`.
     private var images: [Data] = []
     private var signatures: Set<String> = []
@@ -37,8 +39,14 @@ public final class ServiceProcess: @unchecked Sendable {
         process.standardError = errors
         // The preview prints its address, with the run's token, on stdout.
         process.standardOutput = command == "preview" ? errors : FileHandle.nullDevice
-        errors.fileHandleForReading.readabilityHandler = { [weak self] handle in
+        logEnded.enter()
+        errors.fileHandleForReading.readabilityHandler = { [weak self, logEnded] handle in
             let chunk = handle.availableData
+            guard !chunk.isEmpty else {
+                handle.readabilityHandler = nil
+                logEnded.leave()
+                return
+            }
             self?.lock.withLock { self?.log.append(chunk) }
         }
         try process.run()
@@ -162,7 +170,7 @@ public final class ServiceProcess: @unchecked Sendable {
         while process.isRunning, Date() < deadline { usleep(20_000) }
         if process.isRunning { kill(process.processIdentifier, SIGKILL) }
         process.waitUntilExit()
-        usleep(50_000)
+        if logEnded.wait(timeout: .now() + 10) == .timedOut { XCTFail("the service's log stayed open 10 s after it exited") }
         return process.terminationStatus
     }
 

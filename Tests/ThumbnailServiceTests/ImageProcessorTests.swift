@@ -15,14 +15,23 @@ final class ImageProcessorTests: FolderTestCase {
         try FileManager.default.createSymbolicLink(atPath: input + "/inside.jpg", withDestinationPath: input + "/sku 1/a.jpg")
         let sources = try LocalSourceRoot(input)
         let photo = try Data(contentsOf: URL(fileURLWithPath: input + "/sku 1/a.jpg"))
-        XCTAssertEqual(try sources.resolve("local:///sku 1/a.jpg")?.file.read(), photo)
-        XCTAssertEqual(try sources.resolve("local:///inside.jpg")?.file.read(), photo, "a link that stays inside is fine")
+        XCTAssertEqual(try sources.file(named: "local:///sku 1/a.jpg")?.file.read(), photo)
+        XCTAssertEqual(try sources.file(named: "local:///inside.jpg")?.file.read(), photo, "a link that stays inside is fine")
         for refused in ["local:///../outside.txt", "local:///sku 1/../../outside.txt", "local:///escape.jpg", "local://" + root + "/outside.txt",
                         "local:///sku 1", "local:///sku 1/a.jpg\u{0}.png", "local:///missing.jpg", "local:sku 1/a.jpg", "file:///etc/passwd",
                         "local:///./sku 1/a.jpg", "local:///"] {
-            XCTAssertNil(sources.resolve(refused), refused)
+            XCTAssertNil(sources.file(named: refused), refused)
         }
         XCTAssertThrowsError(try LocalSourceRoot(root + "/outside.txt"))
+    }
+
+    /// Two instances sharing a cache, one with `--fast-decode`, make other pixels: other tags.
+    func testADraftDecodeIsAnotherETag() {
+        var limits = ImageProcessor.Limits()
+        let exact = ImageProcessor(limits: limits).etag(source: "local:///a.jpg", fingerprint: "f", options: ProcessingOptions(), format: .jpeg)
+        limits.draftDecode = true
+        let draft = ImageProcessor(limits: limits).etag(source: "local:///a.jpg", fingerprint: "f", options: ProcessingOptions(), format: .jpeg)
+        XCTAssertNotEqual(exact, draft)
     }
 
     func testTheFormatFollowsTheURLThenAcceptThenTransparency() {
@@ -37,6 +46,9 @@ final class ImageProcessorTests: FolderTestCase {
         XCTAssertEqual(processor.format(for: options, accept: nil, sourceHasAlpha: true).format, .png)
         options.maxBytes = 20_000
         XCTAssertEqual(processor.format(for: options, accept: nil, sourceHasAlpha: true).format, .jpeg, "a budget needs a quality to lower")
+        options.maxBytes = nil
+        options.autoquality = .init(maxBytes: 20_000, qualities: 70...80)
+        XCTAssertEqual(processor.format(for: options, accept: nil, sourceHasAlpha: true).format, .jpeg, "so does aq:size")
         options.format = .png
         XCTAssertEqual(processor.format(for: options, accept: "image/webp", sourceHasAlpha: false).format, .png)
         XCTAssertFalse(processor.format(for: options, accept: "image/webp", sourceHasAlpha: false).negotiated)

@@ -160,6 +160,11 @@ public struct DecodedImage: Sendable {
         return sums.map { ($0 / weight).rounded() }
     }
 
+    /// Mean value of each band over a rectangle: orientation, colour and flattening judged by pixels.
+    public func mean(x: Int, y: Int, width: Int, height: Int) throws(ImagePipelineError) -> [Double] {
+        try image.meanBands(x: x, y: y, width: width, height: height)
+    }
+
     private func derived(_ operation: (VipsImageHandle) throws(ImagePipelineError) -> VipsImageHandle) throws(ImagePipelineError) -> DecodedImage {
         DecodedImage(image: try operation(image).materialized(), source: source)
     }
@@ -202,8 +207,7 @@ extension VipsImageHandle {
         return image
     }
 
-    /// Mean value of each band over a rectangle, so tests judge orientation, colour and flattening
-    /// by looking at pixels rather than at metadata.
+    /// Mean value of each band over a rectangle.
     func meanBands(x: Int, y: Int, width: Int, height: Int) throws(ImagePipelineError) -> [Double] {
         let rectangle = try [x, y, width, height].map { value throws(ImagePipelineError) in try VipsArgument.int32(value, "crop") }
         let region = try then { mi_crop($0, $1, rectangle[0], rectangle[1], rectangle[2], rectangle[3]) }

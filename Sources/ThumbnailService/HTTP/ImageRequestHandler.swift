@@ -11,8 +11,8 @@ struct ImageRequestHandler: Sendable {
     let maxAge: Int
     let signature: SignatureCheck
     let onlyPresets: Bool
-    let local: LocalSourceRoot?
-    let remote: RemoteSources
+    /// Asked in turn; the first that claims a source's name resolves it.
+    let sources: [any SourceKind]
     let processor: ImageProcessor
     let pool: ImageWorkPool
     let caches: OutputCaches
@@ -20,9 +20,9 @@ struct ImageRequestHandler: Sendable {
     let fallback: FallbackImage?
     private let flight = SingleFlight<EncodedImage>()
 
-    init(presets: [String: String], maxAge: Int, signature: SignatureCheck, onlyPresets: Bool, local: LocalSourceRoot?, remote: RemoteSources,
+    init(presets: [String: String], maxAge: Int, signature: SignatureCheck, onlyPresets: Bool, sources: [any SourceKind],
          processor: ImageProcessor, pool: ImageWorkPool, caches: OutputCaches, metrics: ServiceMetrics, fallback: FallbackImage?) {
-        (self.presets, self.maxAge, self.signature, self.onlyPresets, self.local, self.remote) = (presets, maxAge, signature, onlyPresets, local, remote)
+        (self.presets, self.maxAge, self.signature, self.onlyPresets, self.sources) = (presets, maxAge, signature, onlyPresets, sources)
         (self.processor, self.pool, self.caches, self.metrics, self.fallback) = (processor, pool, caches, metrics, fallback)
     }
 
@@ -61,13 +61,13 @@ struct ImageRequestHandler: Sendable {
 
     /// Steps 4 to 9: from the source to the image.
     private func answer(_ parsed: ImageRequestPath, to request: Request) async throws(ServiceFailure) -> (Response, String) {
-        // 4. The source: a file opened under the root, or a remote source's record (fresh, revalidated
-        //    or downloaded: one origin request per source at a time, none while fresh).
+        // 4. The source, by the kind that claims its name: a file opened under the root, or a remote
+        //    source's record (fresh, revalidated or downloaded; one origin request at a time).
         let source = try await resolve(parsed.source)
         // 5. Format and output, settled before any work, so bad sizes are 400.
         let (format, negotiated): (OutputFormat, Bool)
         do {
-            (format, negotiated) = try processor.format(for: parsed.options, accept: request.headers[.accept], sourceHasAlpha: source.hasAlpha)
+            (format, negotiated) = try processor.format(for: parsed.options, accept: request.headers[.accept], sourceHasAlpha: { () throws(ImagePipelineError) in try source.hasAlpha() })
         } catch {
             throw ServiceFailure(error)
         }
@@ -101,12 +101,12 @@ struct ImageRequestHandler: Sendable {
         if HTTPAnswer.matches(request.headers[.ifNoneMatch], etag: etag) {
             return (Response(status: .notModified, headers: headers), "revalidated")
         }
-        let (image, held) = try await bytes(of: source)
+        let bytes = try await source.open()
         let maxPixels = processor.limits.maxPixels
         let described: SourceInfo
         do {
             described = try await pool.run { () throws(ImagePipelineError) in
-                try withExtendedLifetime(held) { () throws(ImagePipelineError) in try SourceInfo(image, maxPixels: maxPixels) }
+                try withExtendedLifetime(bytes.held) { () throws(ImagePipelineError) in try SourceInfo(bytes.image, maxPixels: maxPixels) }
             }
         } catch {
             throw ServiceFailure(error)
@@ -117,17 +117,6 @@ struct ImageRequestHandler: Sendable {
         return (HTTPAnswer.body(body, type: "application/json", headers: &headers, method: request.method), "info")
     }
 
-    /// The source as the renderer reads it, and what holds a remote source's slot meanwhile.
-    private func bytes(of source: Resolved) async throws(ServiceFailure) -> (ImageSource, HeldSource?) {
-        switch source {
-        case .local(let file, _, _): return (.opened(file), nil)
-        case .memory(let data, _, _): return (.data(data), nil)
-        case .remote(let source):
-            let bytes = try await remote.bytes(of: source)
-            return (.data(bytes.data), bytes)
-        }
-    }
-
     /// The fallback image rendered as `parsed` asks, sent with the failure's status (or the one
     /// configured); its output is never stored under a real ETag.
     private func answer(_ parsed: ImageRequestPath, to request: Request, with fallback: FallbackImage,
@@ -136,68 +125,30 @@ struct ImageRequestHandler: Sendable {
         let spec: RenderSpec
         do { spec = try processor.spec(for: parsed.options, format: format) } catch { throw ServiceFailure(error) }
         let key = "fallback " + processor.etag(source: "", fingerprint: fallback.digest, options: parsed.options, format: format)
-        let output = try await render(spec, source: .memory(fallback.data, fingerprint: fallback.digest, hasAlpha: fallback.hasAlpha), etag: key)
+        let output = try await render(spec, source: fallback.source, etag: key)
         var headers = fallback.headers(negotiated: negotiated)
         metrics.bytesOut(output.data.count)
         return (HTTPAnswer.body(output.data, type: output.format.mimeType, headers: &headers, method: request.method,
                                 status: fallback.status ?? failure.status), "fallback")
     }
 
-    /// A source known well enough for its ETag and format: a local file, a remote source's record
-    /// (its bytes are read only to render), or bytes in memory (the fallback image).
-    private enum Resolved: Sendable {
-        case local(OpenFile, fingerprint: String, modified: Date)
-        case remote(RemoteSource)
-        case memory(Data, fingerprint: String, hasAlpha: Bool)
-
-        var fingerprint: String {
-            switch self {
-            case .local(_, let fingerprint, _): fingerprint
-            case .remote(let source): source.record.sha256
-            case .memory(_, let fingerprint, _): fingerprint
-            }
+    private func resolve(_ name: String) async throws(ServiceFailure) -> any ResolvedSource {
+        guard let kind = sources.first(where: { $0.claims(name) }) else {
+            throw ServiceFailure(status: .notFound, error: "source-not-found", detail: "no source of this kind is served here")
         }
-
-        var modified: Date? {
-            if case .local(_, _, let modified) = self { return modified }
-            return nil
-        }
-
-        /// Read from the file's header only when the format depends on it; a remote record knows.
-        func hasAlpha() throws(ImagePipelineError) -> Bool {
-            switch self {
-            case .local(let file, _, _): try ImageHeader.read(.opened(file)).hasAlpha
-            case .remote(let source): source.record.hasAlpha
-            case .memory(_, _, let hasAlpha): hasAlpha
-            }
-        }
+        return try await kind.resolve(name)
     }
 
-    private func resolve(_ name: String) async throws(ServiceFailure) -> Resolved {
-        if remote.isRemote(name) {
-            let source = try await remote.lookup(name)
-            metrics.source(source.outcome.rawValue)
-            if source.outcome == .downloaded { metrics.sourceBytes(source.record.bytes) }
-            return .remote(source)
-        }
-        guard let file = local?.resolve(name) else {
-            throw ServiceFailure(status: .notFound, error: "source-not-found", detail: "no such image under the served root")
-        }
-        // The byte limit bounds what one request may read into memory, local or downloaded.
-        guard file.file.size <= remote.maxBytes else { throw remote.tooLarge }
-        return .local(file.file, fingerprint: file.fingerprint, modified: file.modified)
-    }
-
-    private func render(_ spec: RenderSpec, source: Resolved, etag: String) async throws(ServiceFailure) -> EncodedImage {
+    private func render(_ spec: RenderSpec, source: any ResolvedSource, etag: String) async throws(ServiceFailure) -> EncodedImage {
         let (maxPixels, draft) = (processor.limits.maxPixels, processor.limits.draftDecode)
         do {
             return try await flight.run(etag) { [self] in
                 let started = ContinuousClock.now
                 // A remote source's bytes are held (in a slot) only while its outputs are rendered.
-                let (image, held) = try await bytes(of: source)
+                let bytes = try await source.open()
                 let output = try await pool.run { () throws(ImagePipelineError) in
-                    try withExtendedLifetime(held) { () throws(ImagePipelineError) in
-                        try ImageRenderer(spec: spec).render(image, maxPixels: maxPixels, draft: draft)
+                    try withExtendedLifetime(bytes.held) { () throws(ImagePipelineError) in
+                        try ImageRenderer(spec: spec).render(bytes.image, maxPixels: maxPixels, draft: draft)
                     }
                 }
                 metrics.processed(ContinuousClock.now - started)

@@ -47,6 +47,11 @@ public struct ServiceFailure: Error, Sendable {
         if case .overloaded = failure { retryAfter = 1 }
     }
 
+    /// A source over `--max-source-bytes`, local or remote: refused before (or while) it is read.
+    static func sourceTooLarge(limit: Int) -> ServiceFailure {
+        ServiceFailure(status: .contentTooLarge, error: "source-too-large", detail: "the source is over \(limit) bytes")
+    }
+
     public var response: Response {
         var headers = HTTPFields()
         headers[.cacheControl] = "no-store"

@@ -38,16 +38,17 @@ public struct ImageProcessor: Sendable {
         if let format = options.format { return (format, false) }
         if limits.autoAVIF, Self.accepts(accept, "image/avif") { return (.avif, true) }
         if Self.accepts(accept, "image/webp") { return (.webp, true) }
-        return (sourceHasAlpha && options.maxBytes == nil ? .png : .jpeg, true)
+        return (sourceHasAlpha && !options.hasByteBudget ? .png : .jpeg, true)
     }
 
     /// The entity tag of the output, computable before any work so `If-None-Match` costs nothing:
     /// the source's identity and fingerprint (size and modification time, or an origin's ETag), the
-    /// normalised options and the format.
+    /// normalised options and the format, and every setting of the service's that changes bytes.
     public func etag(source: String, fingerprint: String, options: ProcessingOptions, format: OutputFormat) -> String {
-        // The edge limit bounds unsized outputs, so changing it changes their bytes.
+        // The edge limit bounds unsized outputs, so changing it changes their bytes; a draft decode
+        // (`--fast-decode`) gives other pixels.
         let identity = [source, fingerprint, options.canonical(format: format, defaultQuality: defaultQuality(for: format)),
-                        "edge:\(limits.maxOutputEdge)", limits.encoder.progressive ? "" : "baseline",
+                        "edge:\(limits.maxOutputEdge)", limits.encoder.progressive ? "" : "baseline", limits.draftDecode ? "draft" : "",
                         limits.encoder.avifEffort == 0 ? "" : "avif-effort:\(limits.encoder.avifEffort)"].joined(separator: "\n")
         return "\"" + Fingerprint.hex(identity) + "\""
     }
@@ -57,7 +58,7 @@ public struct ImageProcessor: Sendable {
     public func format(for options: ProcessingOptions, accept: String?,
                        sourceHasAlpha: () throws(ImagePipelineError) -> Bool) throws(ImagePipelineError) -> (format: OutputFormat, negotiated: Bool) {
         let direct = format(for: options, accept: accept, sourceHasAlpha: false)
-        guard direct.negotiated, direct.format == .jpeg, options.maxBytes == nil else { return direct }
+        guard direct.negotiated, direct.format == .jpeg, !options.hasByteBudget else { return direct }
         return format(for: options, accept: accept, sourceHasAlpha: try sourceHasAlpha())
     }
 

@@ -21,9 +21,16 @@ public struct ProcessingOptions: Sendable, Equatable {
     /// quality from `min` to `max` whose output fits `bytes`. Overrides `quality` and `max_bytes`.
     public var autoquality: Autoquality?
 
+    /// Whether the output has a byte budget (`mb` or `aq:size`), which rules out PNG.
+    public var hasByteBudget: Bool { maxBytes != nil || autoquality != nil }
+
     public struct Autoquality: Sendable, Equatable {
         public var maxBytes: Int
         public var qualities: ClosedRange<Int>
+
+        public init(maxBytes: Int, qualities: ClosedRange<Int>) {
+            (self.maxBytes, self.qualities) = (maxBytes, qualities)
+        }
     }
     /// nil: negotiated from the request's `Accept`.
     public var format: OutputFormat?

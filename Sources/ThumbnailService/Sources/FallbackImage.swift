@@ -31,10 +31,25 @@ struct FallbackImage: Sendable {
         Self.statuses.contains(failure.status) && failure.error != "source-not-allowed"
     }
 
+    /// The image as a source, rendered like any other (its fingerprint never names a real output).
+    var source: some ResolvedSource { InMemorySource(data: data, fingerprint: digest, alpha: hasAlpha) }
+
     func headers(negotiated: Bool) -> HTTPFields {
         var headers = HTTPFields()
         headers[.cacheControl] = "public, max-age=\(maxAge)"
         if negotiated { headers[.vary] = "Accept" }
         return headers
     }
+}
+
+/// Bytes the service holds itself (the fallback image).
+private struct InMemorySource: ResolvedSource {
+    let data: Data
+    let fingerprint: String
+    let alpha: Bool
+    var modified: Date? { nil }
+
+    func hasAlpha() throws(ImagePipelineError) -> Bool { alpha }
+
+    func open() async throws(ServiceFailure) -> SourceBytes { SourceBytes(image: .data(data), held: nil) }
 }

@@ -11,13 +11,16 @@ public struct LocalSourceRoot: Sendable {
     public static let scheme = "local://"
     /// The root's real path.
     public let path: String
+    /// Larger files are refused (413) before they are read: what one request may hold in memory.
+    public let maxBytes: Int
     private let root: OpenFolder
 
-    public init(_ root: String) throws(ImagePipelineError) {
+    public init(_ root: String, maxBytes: Int = .max) throws(ImagePipelineError) {
         guard let real = FileStatus.realPath(root) else { throw .sourceUnreadable(errno: ENOENT) }
         let descriptor = open(real, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
         guard descriptor >= 0 else { throw .sourceUnreadable(errno: errno) }
         path = real
+        self.maxBytes = maxBytes
         self.root = OpenFolder(descriptor: descriptor)
     }
 
@@ -32,7 +35,7 @@ public struct LocalSourceRoot: Sendable {
 
     /// The file `source` names inside the root, opened, or nil. `source` is the decoded URL from the
     /// request path, e.g. `local:///sku-1/IMG_1.jpg`.
-    public func resolve(_ source: String) -> File? {
+    public func file(named source: String) -> File? {
         guard source.hasPrefix(Self.scheme) else { return nil }
         let relative = source.dropFirst(Self.scheme.count)
         guard relative.hasPrefix("/"), !relative.contains("\0"),
@@ -40,6 +43,18 @@ public struct LocalSourceRoot: Sendable {
         guard let real = FileStatus.realPath(path + relative), real.hasPrefix(path + "/"),
               let file = root.open(beneath: real.dropFirst(path.count + 1).split(separator: "/")) else { return nil }
         return File(file: file, fingerprint: SourceFingerprint.identity(of: file), modified: file.modified)
+    }
+}
+
+extension LocalSourceRoot: SourceKind {
+    func claims(_ name: String) -> Bool { name.hasPrefix(Self.scheme) }
+
+    func resolve(_ name: String) async throws(ServiceFailure) -> any ResolvedSource {
+        guard let file = file(named: name) else {
+            throw ServiceFailure(status: .notFound, error: "source-not-found", detail: "no such image under the served root")
+        }
+        guard file.file.size <= maxBytes else { throw ServiceFailure.sourceTooLarge(limit: maxBytes) }
+        return LocalSource(file: file)
     }
 }
 

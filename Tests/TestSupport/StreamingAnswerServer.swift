@@ -7,19 +7,19 @@ import Glibc
 /// as fast as the client reads (`endless`), or one byte per `interval` (`trickle`). It stops
 /// writing when the client goes away, or after `bound` bytes or 60 s, so a broken client cannot
 /// keep it going.
-final class StreamingAnswerServer: @unchecked Sendable {
-    enum Mode: Sendable {
+public final class StreamingAnswerServer: @unchecked Sendable {
+    public enum Mode: Sendable {
         case endless
         case trickle(interval: TimeInterval)
     }
 
     private let listener: LoopbackListener
-    let port: UInt16
+    public let port: UInt16
     private let lock = NSLock()
     private var written = 0
     private var closedAt: Date?
 
-    init(_ mode: Mode, bound: Int = 1 << 30) throws {
+    public init(_ mode: Mode, bound: Int = 1 << 30) throws {
         signal(SIGPIPE, SIG_IGN)
         listener = try LoopbackListener()
         port = listener.port
@@ -51,11 +51,11 @@ final class StreamingAnswerServer: @unchecked Sendable {
         lock.withLock { closedAt = Date() }
     }
 
-    var url: URL { URL(string: "http://127.0.0.1:\(port)")! }
+    public var url: URL { URL(string: "http://127.0.0.1:\(port)")! }
     /// Body bytes the client accepted.
-    var bytesWritten: Int { lock.withLock { written } }
+    public var bytesWritten: Int { lock.withLock { written } }
     /// When the server saw the client go away (or gave up).
-    var clientLeftAt: Date? { lock.withLock { closedAt } }
+    public var clientLeftAt: Date? { lock.withLock { closedAt } }
 
     deinit { listener.close() }
 }

@@ -3,43 +3,42 @@ import Foundation
 import MarketUploader
 import MultipartKit
 import NIOCore
-import TestSupport
 
 /// An OpenMarket-compatible server on loopback, for the uploader tests. It speaks one dialect,
 /// parses multipart bodies with vapor/multipart-kit (not with the uploader's own code), enforces the
 /// servers' rules, answers in the document's shapes, and keeps what it received for assertions.
-actor OpenMarketTestServer {
-    static let identifier = TestSecrets.identifier
-    static let vendorSecret = TestSecrets.vendorSecret
-    static let password = TestSecrets.password
+public actor OpenMarketTestServer {
+    public static let identifier = TestSecrets.identifier
+    public static let vendorSecret = TestSecrets.vendorSecret
+    public static let password = TestSecrets.password
 
     /// A request as the server saw it.
-    struct Received: Sendable {
-        var method: String
-        var path: String
-        var query: [String: String]
-        var headers: [String: String]
-        var body: Data
-        var parts: [Part]
+    public struct Received: Sendable {
+        public var method: String
+        public var path: String
+        public var query: [String: String]
+        public var headers: [String: String]
+        public var body: Data
+        public var parts: [Part]
     }
 
-    struct Part: Sendable, Equatable {
-        var headers: [String: String]
-        var name: String?
-        var filename: String?
-        var body: Data
+    public struct Part: Sendable, Equatable {
+        public var headers: [String: String]
+        public var name: String?
+        public var filename: String?
+        public var body: Data
     }
 
-    struct Stored: Sendable {
-        var id: Int
-        var fields: [String: String]
-        var images: [(filename: String, contentType: String, data: Data)]
-        var password: String?
-        var created = Date()
+    public struct Stored: Sendable {
+        public var id: Int
+        public var fields: [String: String]
+        public var images: [(filename: String, contentType: String, data: Data)]
+        public var password: String?
+        public var created = Date()
     }
 
     /// Faults a test can arm; each applies to the next matching request only.
-    enum Fault: Sendable {
+    public enum Fault: Sendable {
         case status(Int, body: String)
         case delay(seconds: Double)
         case garbage
@@ -54,11 +53,11 @@ actor OpenMarketTestServer {
         case echo(Int)
     }
 
-    let dialect: Dialect
+    public let dialect: Dialect
     private let server: HTTPServer
     private var task: Task<Void, Error>?
-    private(set) var received: [Received] = []
-    private(set) var products: [Int: Stored] = [:]
+    public private(set) var received: [Received] = []
+    public private(set) var products: [Int: Stored] = [:]
     private var nextID = 100
     private var faults: [Fault] = []
     private var deletionTokens: [Int: String] = [:]
@@ -66,13 +65,13 @@ actor OpenMarketTestServer {
     /// server's own port, under `/images/{product id}/`.
     private var imageHost = ""
 
-    init(dialect: Dialect) throws {
+    public init(dialect: Dialect) throws {
         self.dialect = dialect
         server = HTTPServer(address: try .inet(ip4: "127.0.0.1", port: 0), timeout: 10, logger: .disabled)
     }
 
     /// Starts listening and returns the base URL.
-    func start() async throws -> URL {
+    public func start() async throws -> URL {
         let server = self.server
         await server.appendRoute("*") { [weak self] request in
             guard let self else { return FlyingFox.HTTPResponse(statusCode: .internalServerError) }
@@ -85,15 +84,15 @@ actor OpenMarketTestServer {
         return URL(string: "http://127.0.0.1:\(port)")!
     }
 
-    func stop() async {
+    public func stop() async {
         await server.stop(timeout: 0)
         task?.cancel()
     }
 
-    func arm(_ fault: Fault) { faults.append(fault) }
+    public func arm(_ fault: Fault) { faults.append(fault) }
 
-    var lastRequest: Received? { received.last }
-    var requestCount: Int { received.count }
+    public var lastRequest: Received? { received.last }
+    public var requestCount: Int { received.count }
 
     private func handle(_ request: HTTPRequest) async -> FlyingFox.HTTPResponse {
         let body = (try? await request.bodyData) ?? Data()
@@ -138,9 +137,9 @@ actor OpenMarketTestServer {
         }
     }
 
-    struct Failure: Error {
-        var status: Int
-        var message: String
+    public struct Failure: Error {
+        public var status: Int
+        public var message: String
     }
 
     // MARK: Routing
@@ -427,7 +426,7 @@ actor OpenMarketTestServer {
 
     /// Splits a body with multipart-kit's parser. The boundary must come after `boundary=` in the
     /// Content-Type header, as RFC 2046 requires; a header without it is refused like the real servers did.
-    static func parseMultipart(_ body: Data, contentType: String) throws -> [Part] {
+    public static func parseMultipart(_ body: Data, contentType: String) throws -> [Part] {
         guard let range = contentType.range(of: "boundary=") else {
             throw Failure(status: 400, message: "Content-Type has no boundary= parameter")
         }
@@ -460,7 +459,7 @@ actor OpenMarketTestServer {
     }
 
     /// A quoted parameter of a Content-Disposition value, taken literally up to the closing quote.
-    static func parameter(_ key: String, in disposition: String) -> String? {
+    public static func parameter(_ key: String, in disposition: String) -> String? {
         guard let start = disposition.range(of: "; \(key)=\"") else { return nil }
         let rest = disposition[start.upperBound...]
         guard let end = rest.firstIndex(of: "\"") else { return nil }

@@ -12,7 +12,7 @@ import XCTest
 final class AppThumbnailPathTests: CommandLineTestCase {
     func testAnAppGetsCellThumbnailsOfTheServersImagesWithoutAKey() async throws {
         let client = try await startServer(.openmarket)
-        let samples = TestSupport.Fixture.root.deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent("Samples").path
+        let samples = Fixture.root.deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent("Samples").path
         try FileManager.default.copyItem(atPath: samples, toPath: root + "/products")
         let published = try tool(["publish", root + "/products"])
         XCTAssertEqual(published.status, 0, published.stderr)

@@ -59,20 +59,20 @@ final class FaultTests: FolderTestCase {
         return recorded
     }
 
-    /// SIGKILL at 12 random moments, alternating `prepare` and `thumbs` (20 proved nothing more).
+    /// SIGKILL at 12 random points of a run, alternating `prepare` and `thumbs` (20 proved nothing
+    /// more): once a random number of its outputs are finished, so every kill lands mid-run whatever
+    /// the machine's speed.
     func testKilledRunsLeaveNothingPartialAndRerunsDoExactlyTheMissingWork() throws {
         var generator = SeededGenerator(seed: 0x51_6B11)
-        let started = Date()
-        let full = try CommandLineTool.run(["prepare", input, "--out", root + "/timing", "--json"])
-        XCTAssertEqual(full.status, 0, full.stderr)
-        let duration = Date().timeIntervalSince(started)
         var interrupted = 0
         for trial in 0..<12 {
             let command = trial % 2 == 0 ? "prepare" : "thumbs"
             let records = command == "prepare" ? "manifest.json" : "thumbs.json"
             let out = root + "/out-\(trial)"
+            let outputs = command == "prepare" ? Self.photos.count : Self.photos.count * 4
+            let finished = Int.random(in: 0..<outputs, using: &generator)
             let running = try CommandLineTool.launch([command, input, "--out", out])
-            usleep(UInt32(Double.random(in: 0.05...duration, using: &generator) * 1_000_000))
+            blockUntil("\(finished) outputs of \(command)", seconds: 120) { running.hasExited || Self.finishedOutputs(in: out) >= finished }
             running.kill()
             if running.wait().signal == SIGKILL { interrupted += 1 }
 
@@ -101,7 +101,7 @@ final class FaultTests: FolderTestCase {
         let first = try CommandLineTool.launch(["prepare", input, "--out", output, "--json"])
         let manifest = output + "/manifest.json"
         let lock = output + "/.market-images.lock"
-        while !FileManager.default.fileExists(atPath: lock) { usleep(1000) }
+        blockUntil("the first run to take the lock") { FileManager.default.fileExists(atPath: lock) }
         let second = try CommandLineTool.run(["prepare", input, "--out", output, "--json"])
         let firstResult = first.wait()
         XCTAssertEqual(firstResult.status, 0, firstResult.stderr)
@@ -111,6 +111,11 @@ final class FaultTests: FolderTestCase {
         let recorded = try JSONDecoder().decode(Manifest.self, from: Data(contentsOf: URL(fileURLWithPath: manifest)))
         XCTAssertEqual(recorded.outputs.count, Self.photos.count)
         XCTAssertEqual(try checkNothingPartial(output, records: "manifest.json", trial: "race").count, Self.photos.count)
+    }
+
+    /// Images written in full under `folder` (not the temporary files they are written as).
+    private static func finishedOutputs(in folder: String) -> Int {
+        (FileManager.default.subpaths(atPath: folder) ?? []).filter { $0.hasSuffix(".jpg") && !$0.contains(".market-images-tmp-") }.count
     }
 
     private func inputChecksums() throws -> [String: String] {

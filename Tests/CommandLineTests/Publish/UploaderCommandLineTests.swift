@@ -54,7 +54,7 @@ final class UploaderCommandLineTests: CommandLineTestCase {
 
     func testAttachOnOpenmarketExplainsAndSendsNothing() async throws {
         _ = try await startServer(.openmarket)
-        let result = try tool(["attach", "101", Fixture.jpegPath])
+        let result = try tool(["attach", "101", Fixture.path("photos/DSCN0010.jpg")])
         XCTAssertEqual(result.status, 1)
         XCTAssertTrue(result.stderr.contains("cannot change a product's images"), result.stderr)
         XCTAssertTrue(result.stderr.contains("(market-images edit 101 --thumbnail-id N)"), "attach points at edit for its option: \(result.stderr)")
@@ -238,12 +238,5 @@ extension UploaderCommandLineTests {
         XCTAssertEqual(failed.status, 1)
         XCTAssertTrue(failed.stderr.contains("it is pending: the next run looks for the listing"), failed.stderr)
         XCTAssertFalse(failed.stderr.contains("try again later"), failed.stderr)
-    }
-}
-
-enum Fixture {
-    static var jpegPath: String {
-        URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-            .appendingPathComponent("Fixtures/photos/DSCN0010.jpg").path
     }
 }

@@ -1,10 +1,9 @@
 import Foundation
-import TestSupport
 import XCTest
-@testable import ImagePipeline
+import ImagePipeline
 
 /// Reads encoded bytes back through a file, the way a viewer or the server would see them.
-func readBack(_ data: Data, in folder: String, name: String = UUID().uuidString) throws -> (header: ImageHeader, image: DecodedImage) {
+public func readBack(_ data: Data, in folder: String, name: String = UUID().uuidString) throws -> (header: ImageHeader, image: DecodedImage) {
     let path = (folder as NSString).appendingPathComponent(name)
     try data.write(to: URL(fileURLWithPath: path))
     return (try ImageHeader.read(file: path), try DecodedImage.decode(file: path, maxPixels: .max) { _ in (100_000, 100_000) })
@@ -12,8 +11,8 @@ func readBack(_ data: Data, in folder: String, name: String = UUID().uuidString)
 
 /// Metadata found by walking the container itself, independently of libvips: JPEG APPn segments, PNG
 /// ancillary chunks, WebP chunks, and HEIF/AVIF items (`Exif`, `mime` for XMP) and ICC `colr` boxes.
-enum ContainerMetadata {
-    static func kinds(in data: Data) -> [String] {
+public enum ContainerMetadata {
+    public static func kinds(in data: Data) -> [String] {
         let bytes = [UInt8](data)
         if bytes.starts(with: [0xFF, 0xD8]) { return jpegKinds(bytes) }
         if bytes.starts(with: [0x89, 0x50, 0x4E, 0x47]) { return pngKinds(bytes) }
@@ -93,18 +92,14 @@ enum ContainerMetadata {
 extension DecodedImage {
     /// Mean colour of each cell in a 3×3 grid: a cheap fingerprint of what the image shows and which
     /// way up it is.
-    func grid() throws -> [[Double]] {
+    public func grid() throws -> [[Double]] {
         let cellWidth = width / 3, cellHeight = height / 3
         return try (0..<9).map { cell in
-            try image.meanBands(x: (cell % 3) * cellWidth, y: (cell / 3) * cellHeight, width: cellWidth, height: cellHeight)
+            try mean(x: (cell % 3) * cellWidth, y: (cell / 3) * cellHeight, width: cellWidth, height: cellHeight)
         }
-    }
-
-    func mean(x: Int, y: Int, width: Int, height: Int) throws -> [Double] {
-        try image.meanBands(x: x, y: y, width: width, height: height)
     }
 }
 
-func largestDifference(_ a: [[Double]], _ b: [[Double]]) -> Double {
+public func largestDifference(_ a: [[Double]], _ b: [[Double]]) -> Double {
     zip(a, b).flatMap { zip($0, $1).map { abs($0 - $1) } }.max() ?? .infinity
 }

@@ -5,15 +5,15 @@ import Glibc
 
 /// A loopback listener that reads the start of each request and then resets the connection (RST,
 /// not FIN): the network dropping mid-upload, which no HTTP framework will simulate on purpose.
-final class ResettingServer: @unchecked Sendable {
+public final class ResettingServer: @unchecked Sendable {
     private let listener: LoopbackListener
-    let port: UInt16
+    public let port: UInt16
     private let lock = NSLock()
     private var accepted = 0
     private var bytesRead = 0
 
     /// Resets once `bytesBeforeReset` bytes of a request have arrived.
-    init(bytesBeforeReset: Int) throws {
+    public init(bytesBeforeReset: Int) throws {
         listener = try LoopbackListener()
         port = listener.port
         listener.acceptEach { [weak self] client in
@@ -34,9 +34,9 @@ final class ResettingServer: @unchecked Sendable {
         }
     }
 
-    var url: URL { URL(string: "http://127.0.0.1:\(port)")! }
-    var connections: Int { lock.withLock { accepted } }
-    var received: Int { lock.withLock { bytesRead } }
+    public var url: URL { URL(string: "http://127.0.0.1:\(port)")! }
+    public var connections: Int { lock.withLock { accepted } }
+    public var received: Int { lock.withLock { bytesRead } }
 
     deinit { listener.close() }
 }

@@ -1,17 +1,16 @@
 import Foundation
 import MarketUploader
-import TestSupport
 import XCTest
 
 /// Starts an OpenMarket test server per test and gives a client pointed at it.
-class UploaderTestCase: XCTestCase {
-    var server: OpenMarketTestServer!
-    var baseURL: URL!
+open class UploaderTestCase: XCTestCase {
+    public var server: OpenMarketTestServer!
+    public var baseURL: URL!
 
-    static let vendor = Credentials.vendor(identifier: OpenMarketTestServer.identifier, secret: Secret(OpenMarketTestServer.vendorSecret))
-    static let password = Credentials.password(Secret(OpenMarketTestServer.password))
+    public static let vendor = Credentials.vendor(identifier: OpenMarketTestServer.identifier, secret: Secret(OpenMarketTestServer.vendorSecret))
+    public static let password = Credentials.password(Secret(OpenMarketTestServer.password))
 
-    func startServer(_ dialect: Dialect) async throws -> OpenMarketClient {
+    public func startServer(_ dialect: Dialect) async throws -> OpenMarketClient {
         server = try OpenMarketTestServer(dialect: dialect)
         baseURL = try await server.start()
         let server = self.server!
@@ -22,29 +21,29 @@ class UploaderTestCase: XCTestCase {
         return client
     }
 
-    func credentials(for dialect: Dialect) -> Credentials {
+    public func credentials(for dialect: Dialect) -> Credentials {
         dialect == .items ? Self.password : Self.vendor
     }
 
-    static func fixture(_ name: String) throws -> Data {
+    public static func fixture(_ name: String) throws -> Data {
         let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
         return try Data(contentsOf: root.appendingPathComponent("Fixtures").appendingPathComponent(name))
     }
 
-    static func jpeg(_ name: String = "photo.jpg") throws -> UploadImage {
+    public static func jpeg(_ name: String = "photo.jpg") throws -> UploadImage {
         UploadImage(filename: name, data: try fixture("photos/DSCN0010.jpg"))
     }
 
-    static let draft = ProductDraft(name: "Ceramic mug", description: "Hand-thrown, holds 350 ml.", price: 12000,
+    public static let draft = ProductDraft(name: "Ceramic mug", description: "Hand-thrown, holds 350 ml.", price: 12000,
                                     currency: .KRW, stock: 4, salePrice: 11000)
 }
 
 /// Runs the command-line tool against the loopback server, in a fresh folder per test. Every output
 /// and every file the tool wrote is checked for the secrets.
-class CommandLineTestCase: UploaderTestCase {
-    var root = ""
+open class CommandLineTestCase: UploaderTestCase {
+    public var root = ""
 
-    override func setUp() async throws {
+    open override func setUp() async throws {
         root = FileManager.default.temporaryDirectory.appendingPathComponent("cli-\(UUID().uuidString)").path
         try FileManager.default.createDirectory(atPath: root, withIntermediateDirectories: true)
         let root = self.root
@@ -54,7 +53,7 @@ class CommandLineTestCase: UploaderTestCase {
         }
     }
 
-    func productFolder(_ name: String, photos: [String], json: String? = nil) throws -> String {
+    public func productFolder(_ name: String, photos: [String], json: String? = nil) throws -> String {
         let folder = root + "/products/" + name
         try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
         for (index, photo) in photos.enumerated() {
@@ -67,7 +66,7 @@ class CommandLineTestCase: UploaderTestCase {
 
     /// Runs a command with the test server and credentials; commands that prepare photos also get the
     /// test's photo cache.
-    func tool(_ arguments: [String], dialect: Dialect = .openmarket) throws -> CommandLineTool.Result {
+    public func tool(_ arguments: [String], dialect: Dialect = .openmarket) throws -> CommandLineTool.Result {
         let preparesPhotos = !["list", "show", "delete"].contains(arguments.first ?? "")
         return try CommandLineTool.run(arguments + ["--server", baseURL.absoluteString, "--dialect", dialect.rawValue]
                                        + (preparesPhotos ? ["--cache", root + "/cache"] : []),
@@ -76,11 +75,11 @@ class CommandLineTestCase: UploaderTestCase {
                                                            "OPENMARKET_PASSWORD": OpenMarketTestServer.password])
     }
 
-    var products: String { root + "/products" }
+    public var products: String { root + "/products" }
 
     /// Starts `publish` with the server holding back its answer to the first register, kills the tool
     /// once the request has left, and waits until the server has listed the product anyway.
-    func publishKilledDuringRegister(_ dialect: Dialect) async throws {
+    public func publishKilledDuringRegister(_ dialect: Dialect) async throws {
         let release = Gate(), arrived = Gate(), handled = Gate()
         await server.arm(.hold(until: release, arrived: arrived, handled: handled))
         let running = try CommandLineTool.launch(["publish", products, "--server", baseURL.absoluteString,
@@ -98,7 +97,7 @@ class CommandLineTestCase: UploaderTestCase {
     }
 
     /// The ledger, the prepared-photo cache, everything the commands wrote: no secret in any of it.
-    static func assertNoSecretOnDisk(under root: String) {
+    public static func assertNoSecretOnDisk(under root: String) {
         for relative in FileManager.default.subpaths(atPath: root) ?? [] {
             guard let data = FileManager.default.contents(atPath: root + "/" + relative) else { continue }
             TestSecrets.assertAbsent(in: String(decoding: data, as: UTF8.self), relative)
@@ -107,6 +106,6 @@ class CommandLineTestCase: UploaderTestCase {
 }
 
 /// XCTUnwrap for a value that had to be awaited first.
-func XCTUnwrapAsync<T>(_ value: T?, file: StaticString = #filePath, line: UInt = #line) async throws -> T {
+public func XCTUnwrapAsync<T>(_ value: T?, file: StaticString = #filePath, line: UInt = #line) async throws -> T {
     try XCTUnwrap(value, file: file, line: line)
 }

@@ -4,11 +4,11 @@ import Glibc
 #endif
 
 /// A listening TCP socket on 127.0.0.1 at a free port, for the test servers no HTTP framework would be.
-struct LoopbackListener {
-    let socket: Int32
-    let port: UInt16
+public struct LoopbackListener {
+    public let socket: Int32
+    public let port: UInt16
 
-    init() throws {
+    public init() throws {
         let listener = Glibc.socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         var address = sockaddr_in()
         address.sin_family = sa_family_t(AF_INET)
@@ -28,7 +28,7 @@ struct LoopbackListener {
 
     /// Hands each connection to `handle` on a thread of the listener's own, until the socket is closed
     /// or `handle` answers false (its server is gone).
-    func acceptEach(_ handle: @escaping @Sendable (Int32) -> Bool) {
+    public func acceptEach(_ handle: @escaping @Sendable (Int32) -> Bool) {
         let socket = self.socket
         Thread {
             while true {
@@ -38,7 +38,7 @@ struct LoopbackListener {
         }.start()
     }
 
-    func close() {
+    public func close() {
         shutdown(socket, Int32(SHUT_RDWR))
         Glibc.close(socket)
     }

@@ -14,7 +14,7 @@ final class ProductFolderRuleTests: CommandLineTestCase {
         let folder = try productFolder("lamp", photos: (0..<5).map { _ in "photos/DSCN0010.jpg" })
         try FileManager.default.createDirectory(atPath: folder + "/unused", withIntermediateDirectories: true)
         for name in ["spare-1.jpg", "spare-2.jpg"] {
-            try FileManager.default.copyItem(atPath: TestSupport.Fixture.path("photos/jolla.jpg"), toPath: folder + "/unused/" + name)
+            try FileManager.default.copyItem(atPath: Fixture.path("photos/jolla.jpg"), toPath: folder + "/unused/" + name)
         }
         let published = try tool(["publish", root + "/products"])
         XCTAssertEqual(published.status, 0, published.stdout + published.stderr)
@@ -33,12 +33,12 @@ final class ProductFolderRuleTests: CommandLineTestCase {
         let folder = try productFolder("mug", photos: ["photos/DSCN0010.jpg"])
         let outside = root + "/elsewhere"
         try FileManager.default.createDirectory(atPath: outside + "/private", withIntermediateDirectories: true)
-        try FileManager.default.copyItem(atPath: TestSupport.Fixture.path("photos/jolla.jpg"), toPath: outside + "/id-card.jpg")
-        try FileManager.default.copyItem(atPath: TestSupport.Fixture.path("photos/jolla.jpg"), toPath: outside + "/private/IMG_1.jpg")
+        try FileManager.default.copyItem(atPath: Fixture.path("photos/jolla.jpg"), toPath: outside + "/id-card.jpg")
+        try FileManager.default.copyItem(atPath: Fixture.path("photos/jolla.jpg"), toPath: outside + "/private/IMG_1.jpg")
         try #"{"name":"Private","description":"Not a product at all.","price":1000,"stock":1}"#.write(toFile: outside + "/private/product.json", atomically: true, encoding: .utf8)
         try FileManager.default.createSymbolicLink(atPath: folder + "/IMG_2.jpg", withDestinationPath: outside + "/id-card.jpg")
         try FileManager.default.createDirectory(atPath: folder + "/originals", withIntermediateDirectories: true)
-        try FileManager.default.copyItem(atPath: TestSupport.Fixture.path("photos/flowers.jpeg"), toPath: folder + "/originals/flowers.jpeg")
+        try FileManager.default.copyItem(atPath: Fixture.path("photos/flowers.jpeg"), toPath: folder + "/originals/flowers.jpeg")
         try FileManager.default.createSymbolicLink(atPath: folder + "/IMG_3.jpg", withDestinationPath: "originals/flowers.jpeg")
         try FileManager.default.createSymbolicLink(atPath: products + "/private", withDestinationPath: outside + "/private")
         let refusedPhoto = "mug/IMG_2.jpg: is a link to \(FileStatus.realPath(outside)!)/id-card.jpg, outside its folder, and is not read"
@@ -72,7 +72,7 @@ final class ProductFolderRuleTests: CommandLineTestCase {
         let folder = try productFolder("mug", photos: ["photos/DSCN0010.jpg"])
         try Data([0x00, 0x00, 0x00, 0x0C, 0x6A, 0x50, 0x20, 0x20, 0x0D, 0x0A]).write(to: URL(fileURLWithPath: folder + "/relax.jp2"))
         try Data([0x49, 0x49, 0x2A, 0x00, 0x08]).write(to: URL(fileURLWithPath: folder + "/DSC_0001.dng"))
-        try Data(contentsOf: URL(fileURLWithPath: TestSupport.Fixture.path("photos/jolla.jpg"))).write(to: URL(fileURLWithPath: folder + "/photo.bak"))
+        try Data(contentsOf: URL(fileURLWithPath: Fixture.path("photos/jolla.jpg"))).write(to: URL(fileURLWithPath: folder + "/photo.bak"))
         try Data("handle with care".utf8).write(to: URL(fileURLWithPath: folder + "/notes.txt"))
         try Data([0, 0, 0, 1, 0x42, 0x75, 0x64, 0x31]).write(to: URL(fileURLWithPath: folder + "/.DS_Store"))
 
@@ -95,7 +95,7 @@ final class ProductFolderRuleTests: CommandLineTestCase {
         let folder = try productFolder("stamp", photos: ["photos/DSCN0010.jpg"])
         var spec = RenderSpec()
         (spec.width, spec.height) = (50, 50)
-        let tiny = try ImageRenderer(spec: spec).render(.file(TestSupport.Fixture.path("photos/jolla.jpg")), maxPixels: 100_000_000)
+        let tiny = try ImageRenderer(spec: spec).render(.file(Fixture.path("photos/jolla.jpg")), maxPixels: 100_000_000)
         try tiny.data.write(to: URL(fileURLWithPath: folder + "/IMG_2.jpg"))
         let blocked = try tool(["publish", root + "/products"])
         XCTAssertEqual(blocked.status, 1)
@@ -149,7 +149,7 @@ final class ProductFolderRuleTests: CommandLineTestCase {
     func testPreviewShowsGoodFieldsBesideABadKeyAndNamesTheServersRecorded() async throws {
         _ = try productFolder("lamp", photos: ["photos/DSCN0010.jpg"],
                               json: #"{"name":"Desk lamp","description":"Brass desk lamp, 40 cm.","price":12000,"stock":3,"colour":"red"}"#)
-        try FileManager.default.copyItem(atPath: TestSupport.Fixture.path("crafted/strip-1x20000.png"), toPath: root + "/products/lamp/strip.png")
+        try FileManager.default.copyItem(atPath: Fixture.path("crafted/strip-1x20000.png"), toPath: root + "/products/lamp/strip.png")
         let ledger: [String: Any] = ["entries": [
             "http://127.0.0.1:9|lamp": ["state": "registered", "productID": 1, "at": "2026-11-01T00:00:00Z"],
             "https://openmarket.yagom-academy.kr|lamp": ["state": "registered", "productID": 2, "at": "2026-11-01T00:00:00Z"],
@@ -171,7 +171,7 @@ final class ProductFolderRuleTests: CommandLineTestCase {
 
     /// `prepare` of photos that all fail makes no output folder holding only records.
     func testPrepareOfOnlyFailingPhotosLeavesNoOutputFolder() throws {
-        let result = try CommandLineTool.run(["prepare", TestSupport.Fixture.path("crafted/zero-size.jpg"), "--out", root + "/out"])
+        let result = try CommandLineTool.run(["prepare", Fixture.path("crafted/zero-size.jpg"), "--out", root + "/out"])
         XCTAssertEqual(result.status, 1)
         XCTAssertFalse(FileManager.default.fileExists(atPath: root + "/out"), "no --out for nothing made")
     }
