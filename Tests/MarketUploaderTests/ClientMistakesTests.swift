@@ -14,7 +14,7 @@ final class ClientMistakesTests: UploaderTestCase {
             XCTFail("register must be multipart, got \(request.body)")
             throw CocoaError(.featureUnsupported)
         }
-        return (request, form, try form.encoded())
+        return (request, form, form.encoded())
     }
 
     /// 1, 5: every delimiter is `--boundary`, the last one `--boundary--`, the header says `boundary=`.

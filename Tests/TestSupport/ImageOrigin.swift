@@ -71,7 +71,7 @@ public final class ImageOrigin: @unchecked Sendable {
             case (.gone, _), (.serving, nil):
                 response = HTTPResponse(statusCode: .notFound)
             case (.serving, let image?):
-                let headers: [HTTPHeader: String] = [.eTag: image.etag, .lastModified: image.modified, .contentType: "image/jpeg"]
+                let headers: HTTPHeaders = [.eTag: image.etag, .lastModified: image.modified, .contentType: "image/jpeg"]
                 response = ifNoneMatch == image.etag
                     ? HTTPResponse(statusCode: .notModified, headers: headers)
                     : HTTPResponse(statusCode: .ok, headers: headers, body: image.data)

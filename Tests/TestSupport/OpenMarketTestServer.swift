@@ -111,7 +111,7 @@ public actor OpenMarketTestServer {
                 return respond(status, String(decoding: try! JSONSerialization.data(withJSONObject: ["code": status, "message": String(decoding: body, as: UTF8.self)]), as: UTF8.self))
             case .redirect(let status, let location, let acting):
                 if acting { _ = answer(&received, headers: headers) }
-                return FlyingFox.HTTPResponse(statusCode: HTTPStatusCode(status, phrase: "Redirect"), headers: [.location: location])
+                return FlyingFox.HTTPResponse(statusCode: HTTPStatusCode(status, phrase: "Redirect"), headers: FlyingFox.HTTPHeaders([.location: location]))
             case .hold(let release, let arrived, let handled):
                 await arrived.open()
                 await release.wait()
@@ -186,7 +186,7 @@ public actor OpenMarketTestServer {
             deletionTokens[id] = token
             // G3 answers a URI without the leading slash; clients must add it.
             let answer = dialect == .marketTraining ? token : "api/products/\(id)/archived/\(token)"
-            return FlyingFox.HTTPResponse(statusCode: .ok, headers: [.contentType: "text/plain"], body: Data(answer.utf8))
+            return FlyingFox.HTTPResponse(statusCode: .ok, headers: FlyingFox.HTTPHeaders([.contentType: "text/plain"]), body: Data(answer.utf8))
         case (.marketTraining, "DELETE", 4):
             try requireVendor(request)
             let id = try productID(path[2])
@@ -248,7 +248,7 @@ public actor OpenMarketTestServer {
         guard let product = products[try productID(path[1])], let index = Int(number) ?? (path[2].hasPrefix("thumb.") ? 0 : nil),
               product.images.indices.contains(index) else { throw Failure(status: 404, message: "no such image") }
         let image = product.images[index]
-        return FlyingFox.HTTPResponse(statusCode: .ok, headers: [.contentType: image.contentType, .eTag: "\"\(product.id)-\(index)\""], body: image.data)
+        return FlyingFox.HTTPResponse(statusCode: .ok, headers: FlyingFox.HTTPHeaders([.contentType: image.contentType, .eTag: "\"\(product.id)-\(index)\""]), body: image.data)
     }
 
     // MARK: G2 / G3
@@ -409,13 +409,13 @@ public actor OpenMarketTestServer {
 
     private func json(_ object: [String: Any]) -> FlyingFox.HTTPResponse {
         let data = (try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys])) ?? Data()
-        return FlyingFox.HTTPResponse(statusCode: .ok, headers: [.contentType: "application/json"], body: data)
+        return FlyingFox.HTTPResponse(statusCode: .ok, headers: FlyingFox.HTTPHeaders([.contentType: "application/json"]), body: data)
     }
 
     private func error(_ status: Int, _ message: String) -> FlyingFox.HTTPResponse {
         let object: [String: Any] = dialect == .items ? ["error": true, "reason": message] : ["code": status, "message": message]
         let data = (try? JSONSerialization.data(withJSONObject: object)) ?? Data()
-        return FlyingFox.HTTPResponse(statusCode: HTTPStatusCode(status, phrase: "Error"), headers: [.contentType: "application/json"], body: data)
+        return FlyingFox.HTTPResponse(statusCode: HTTPStatusCode(status, phrase: "Error"), headers: FlyingFox.HTTPHeaders([.contentType: "application/json"]), body: data)
     }
 
     private func respond(_ status: Int, _ text: String) -> FlyingFox.HTTPResponse {

@@ -117,7 +117,7 @@ final class LibraryExampleTests: FolderTestCase {
     private func enterInputFolder() throws -> () -> Void {
         let previous = FileManager.default.currentDirectoryPath
         guard FileManager.default.changeCurrentDirectoryPath(input) else { throw CocoaError(.fileNoSuchFile) }
-        return { FileManager.default.changeCurrentDirectoryPath(previous) }
+        return { _ = FileManager.default.changeCurrentDirectoryPath(previous) }
     }
 
     /// Compiled, not run: it talks to a real OpenMarket server (the uploader's tests run the same calls

@@ -3,7 +3,7 @@ import Prometheus
 /// The service's Prometheus metrics: requests by status and in flight, processing time, cache
 /// outcomes, the queue, connections, and bytes in and out. Each service has a registry of its own
 /// rather than the process-wide metrics system, so several can run in one process (tests, or a server
-/// mounting two); `MetricsResponder` renders it.
+/// mounting two); `MetricsResponder` renders it. Every metric is named, with its help line, once here.
 struct ServiceMetrics: Sendable {
     private let registry = PrometheusCollectorRegistry()
     private let inFlight: Gauge
@@ -11,40 +11,57 @@ struct ServiceMetrics: Sendable {
     private let sourceBytes: Counter
     private let bytesOut: Counter
 
+    private static func name(_ metric: String, unit: String = "", _ help: String) -> MetricNameDescriptor {
+        MetricNameDescriptor(namespace: "market_images", metricName: metric, unitName: unit, helpText: help)
+    }
+
+    private static var requests: MetricNameDescriptor { name("requests", unit: "total", "Requests answered, by status.") }
+    private static var cacheOutcomes: MetricNameDescriptor { name("cache", unit: "total", "Image requests by output cache outcome (hit or miss).") }
+    private static var sources: MetricNameDescriptor {
+        name("sources", unit: "total", "Remote sources by how they were had: fresh, downloaded, revalidated or stale.")
+    }
+    /// The gauges read when `/metrics` is scraped, with their help lines.
+    private static let scrapedGauges = [
+        ("queue_depth", "Renders waiting for a worker."),
+        ("cache_evictions", "Outputs evicted from the disk cache since start."),
+        ("connections", "Connections open now."),
+        ("connections_shed", "Connections closed at once because --max-connections were open."),
+    ]
+
     init() {
-        inFlight = registry.makeGauge(name: "market_images_requests_in_flight")
-        processing = registry.makeDurationHistogram(name: "market_images_processing_seconds", buckets: [
+        inFlight = registry.makeGauge(descriptor: Self.name("requests_in_flight", "Requests being answered now."))
+        processing = registry.makeDurationHistogram(descriptor: Self.name("processing", unit: "seconds", "Time to render an output, decode to encode."), buckets: [
             .milliseconds(5), .milliseconds(10), .milliseconds(25), .milliseconds(50), .milliseconds(100), .milliseconds(250),
             .milliseconds(500), .seconds(1), .seconds(2.5), .seconds(5), .seconds(10),
         ])
-        sourceBytes = registry.makeCounter(name: "market_images_source_bytes_total")
-        bytesOut = registry.makeCounter(name: "market_images_bytes_out_total")
+        sourceBytes = registry.makeCounter(descriptor: Self.name("source_bytes", unit: "total", "Bytes downloaded from origins."))
+        bytesOut = registry.makeCounter(descriptor: Self.name("bytes_out", unit: "total", "Image bytes sent."))
     }
 
     /// Requests being answered now.
     func inFlight(_ change: Int) { inFlight.increment(by: Double(change)) }
 
     func request(status: Int) {
-        registry.makeCounter(name: "market_images_requests_total", labels: [("status", String(status))]).increment()
+        registry.makeCounter(descriptor: Self.requests, labels: [("status", String(status))]).increment()
     }
 
     func processed(_ duration: Duration) { processing.record(duration) }
 
     func cache(_ outcome: String) {
-        registry.makeCounter(name: "market_images_cache_total", labels: [("outcome", outcome)]).increment()
+        registry.makeCounter(descriptor: Self.cacheOutcomes, labels: [("outcome", outcome)]).increment()
     }
 
     /// Values read when `/metrics` is scraped.
     func scraped(queueDepth: Int, evictions: Int, connections: Int, shed: Int) {
-        for (name, value) in [("queue_depth", queueDepth), ("cache_evictions", evictions), ("connections", connections), ("connections_shed", shed)] {
-            registry.makeGauge(name: "market_images_" + name).set(Double(value))
+        for ((name, help), value) in zip(Self.scrapedGauges, [queueDepth, evictions, connections, shed]) {
+            registry.makeGauge(descriptor: Self.name(name, help)).set(Double(value))
         }
     }
 
     /// How a remote source was had: `fresh` (the cached copy, no origin request), `downloaded`,
     /// `revalidated` (the origin answered 304) or `stale` (the origin failed; the copy was served).
     func source(_ outcome: String) {
-        registry.makeCounter(name: "market_images_sources_total", labels: [("outcome", outcome)]).increment()
+        registry.makeCounter(descriptor: Self.sources, labels: [("outcome", outcome)]).increment()
     }
 
     func sourceBytes(_ count: Int) { sourceBytes.increment(by: Int64(count)) }

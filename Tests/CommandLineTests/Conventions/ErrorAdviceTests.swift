@@ -14,7 +14,7 @@ final class ErrorAdviceTests: XCTestCase {
         XCTAssertEqual(tight.status, 1)
         XCTAssertTrue(tight.stderr.contains("raise --max-bytes or lower --min-quality"), tight.stderr)
         let empty = folder + "/empty.jpg"
-        FileManager.default.createFile(atPath: empty, contents: Data())
+        XCTAssertTrue(FileManager.default.createFile(atPath: empty, contents: Data()))
         let emptyRun = try CommandLineTool.run(["prepare", empty, "--out", folder + "/out"])
         XCTAssertTrue(emptyRun.stderr.contains("the file is empty (0 bytes); copy the photo again from its source"), emptyRun.stderr)
     }

@@ -15,8 +15,8 @@ final class RemoteSourceTests: XCTestCase {
     override func setUp() async throws {
         origin = HTTPServer(address: try .inet(ip4: "127.0.0.1", port: 0), timeout: 30, logger: .disabled)
         let jpeg = self.jpeg
-        await origin.appendRoute("/a.jpg") { _ in HTTPResponse(statusCode: .ok, headers: [.contentType: "image/jpeg"], body: jpeg) }
-        await origin.appendRoute("/page.jpg") { _ in HTTPResponse(statusCode: .ok, headers: [.contentType: "image/jpeg"], body: Data("<html>".utf8)) }
+        await origin.appendRoute("/a.jpg") { _ in HTTPResponse(statusCode: .ok, headers: FlyingFox.HTTPHeaders([.contentType: "image/jpeg"]), body: jpeg) }
+        await origin.appendRoute("/page.jpg") { _ in HTTPResponse(statusCode: .ok, headers: FlyingFox.HTTPHeaders([.contentType: "image/jpeg"]), body: Data("<html>".utf8)) }
         await origin.appendRoute("/truncated.jpg") { _ in HTTPResponse(statusCode: .ok, body: jpeg.prefix(jpeg.count / 2)) }
         await origin.appendRoute("/big.jpg") { _ in HTTPResponse(statusCode: .ok, body: Data(count: 3_000_000)) }
         await origin.appendRoute("/slow.jpg") { _ in
@@ -24,8 +24,8 @@ final class RemoteSourceTests: XCTestCase {
             return HTTPResponse(statusCode: .ok, body: jpeg)
         }
         await origin.appendRoute("/broken.jpg") { _ in HTTPResponse(statusCode: .internalServerError) }
-        await origin.appendRoute("/hop.jpg") { _ in HTTPResponse(statusCode: .found, headers: [.location: "/a.jpg"]) }
-        await origin.appendRoute("/metadata.jpg") { _ in HTTPResponse(statusCode: .found, headers: [.location: "http://169.254.169.254/latest/meta-data"]) }
+        await origin.appendRoute("/hop.jpg") { _ in HTTPResponse(statusCode: .found, headers: FlyingFox.HTTPHeaders([.location: "/a.jpg"])) }
+        await origin.appendRoute("/metadata.jpg") { _ in HTTPResponse(statusCode: .found, headers: FlyingFox.HTTPHeaders([.location: "http://169.254.169.254/latest/meta-data"])) }
         let server = origin!
         Task { try? await server.run() }
         try await origin.waitUntilListening(timeout: 10)

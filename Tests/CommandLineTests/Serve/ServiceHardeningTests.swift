@@ -84,8 +84,8 @@ final class ServiceHardeningTests: FolderTestCase {
         let origin = try await Origin.start { path in
             switch path {
             case "/images/a.jpg", "/private/secret.jpg": FlyingFox.HTTPResponse(statusCode: .ok, body: try Data(contentsOf: URL(fileURLWithPath: Fixture.path("photos/DSCN0010.jpg"))))
-            case "/images/hop.jpg": FlyingFox.HTTPResponse(statusCode: .found, headers: [.location: "/images/../private/secret.jpg"])
-            case "/images/hop-encoded.jpg": FlyingFox.HTTPResponse(statusCode: .found, headers: [.location: "/images/%2e%2e/private/secret.jpg"])
+            case "/images/hop.jpg": FlyingFox.HTTPResponse(statusCode: .found, headers: FlyingFox.HTTPHeaders([.location: "/images/../private/secret.jpg"]))
+            case "/images/hop-encoded.jpg": FlyingFox.HTTPResponse(statusCode: .found, headers: FlyingFox.HTTPHeaders([.location: "/images/%2e%2e/private/secret.jpg"]))
             default: FlyingFox.HTTPResponse(statusCode: .notFound)
             }
         }
