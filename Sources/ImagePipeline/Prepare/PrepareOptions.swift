@@ -74,4 +74,20 @@ public struct PrepareOptions: Sendable, Equatable, Codable {
         Fingerprint.hex("prepare-v1|\(maxEdge)|\(maxBytes)|\(minQuality)|\(maxQuality)|\(format.rawValue)|\(shrinkFloor)"
             + (progressive ? "|progressive" : "") + (trim ? "|trim" : ""))
     }
+
+    /// What preparing a photo with this header does, in order, as sentences: what `inspect` shows
+    /// before it runs the pipeline.
+    public func steps(for header: ImageHeader) -> [String] {
+        var steps: [String] = []
+        if header.orientation != 1 { steps.append("rotate upright (EXIF orientation \(header.orientation))") }
+        if header.isCMYKOrProfiled { steps.append("convert \(header.iccProfile ?? header.interpretation.uppercased()) to sRGB") }
+        if trim { steps.append("cut a uniform border") }
+        if header.hasAlpha, format == .jpeg { steps.append("flatten transparency onto white") }
+        if max(header.uprightWidth, header.uprightHeight) > maxEdge {
+            steps.append("resize \(header.uprightWidth)×\(header.uprightHeight) to fit \(maxEdge) px")
+        }
+        if !header.metadata.isEmpty { steps.append("strip \(header.metadata.names.joined(separator: ", "))") }
+        steps.append("encode \(format.rawValue.uppercased()) ≤ \(maxBytes) bytes")
+        return steps
+    }
 }

@@ -66,7 +66,7 @@ struct Inspect: ParsableCommand {
         do {
             let header = try ImageHeader.read(file: file)
             finding.header = header
-            finding.plan = Self.plan(header, preparer.options)
+            finding.plan = preparer.options.steps(for: header)
             let decoded = try preparer.decode(file: file)
             let encoded = try preparer.encode(decoded, stem: URL(fileURLWithPath: file).deletingPathExtension().lastPathComponent)
             if curve {
@@ -78,19 +78,6 @@ struct Inspect: ParsableCommand {
             finding.error = error.message
         }
         return finding
-    }
-
-    static func plan(_ header: ImageHeader, _ options: PrepareOptions) -> [String] {
-        var steps: [String] = []
-        if header.orientation != 1 { steps.append("rotate upright (EXIF orientation \(header.orientation))") }
-        if header.isCMYKOrProfiled { steps.append("convert \(header.iccProfile ?? header.interpretation.uppercased()) to sRGB") }
-        if header.hasAlpha, options.format == .jpeg { steps.append("flatten transparency onto white") }
-        if max(header.uprightWidth, header.uprightHeight) > options.maxEdge {
-            steps.append("resize \(header.uprightWidth)×\(header.uprightHeight) to fit \(options.maxEdge) px")
-        }
-        if !header.metadata.isEmpty { steps.append("strip \(header.metadata.names.joined(separator: ", "))") }
-        steps.append("encode \(options.format.rawValue.uppercased()) ≤ \(options.maxBytes) bytes")
-        return steps
     }
 
     static func render(_ finding: Finding) -> String {

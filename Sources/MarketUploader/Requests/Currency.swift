@@ -1,5 +1,10 @@
 import Foundation
 
+public enum Currency: String, Sendable, Codable, CaseIterable {
+    case KRW
+    case USD
+}
+
 extension Currency {
     /// An amount as the apps show it: `₩12,000` (the won has no minor unit), `$12.00`. Written by hand
     /// so the text is the same whatever the machine's locale.

@@ -1,0 +1,44 @@
+import Foundation
+import Hummingbird
+import Logging
+import NIOCore
+import ServiceLifecycle
+
+extension ServiceAddress {
+    /// A listener on this address, not yet running. A connection with no complete request for
+    /// `idleTimeout` is closed: that covers a client that says nothing and one that sends its request
+    /// a byte at a time (slowloris), since partial requests do not count as activity. `limit` caps
+    /// the connections held (see `ConnectionLimit`); HTTP/1.0 connections close after their answer
+    /// (see `HTTP10Close`). `onListening` gets the URL once the port is bound.
+    func application(_ responder: some HTTPResponder<BasicRequestContext>, idleTimeout: Duration, limit: ConnectionLimit? = nil,
+                     logger: Logger, onListening: @escaping @Sendable (String) -> Void) -> some Service {
+        let handlers: @Sendable () -> [any RemovableChannelHandler] = { [HTTP10Close()] + (limit.map { [$0.handler()] } ?? []) }
+        return Application(
+            responder: responder,
+            server: .http1(configuration: .init(additionalChannelHandlers: handlers(), idleTimeout: TimeAmount(idleTimeout))),
+            configuration: .init(address: .hostname(host, port: port), serverName: "market-images"),
+            onServerRunning: { [self] channel in onListening(url(port: channel.localAddress?.port)) },
+            logger: logger
+        )
+    }
+
+    /// Runs `responder` on this address until SIGTERM or SIGINT, then lets requests in flight finish
+    /// within `grace`: for a server that mounts the service beside routes of its own (the preview).
+    public func serve(_ responder: some HTTPResponder<BasicRequestContext>, grace: Duration, idleTimeout: Duration = .seconds(30),
+                      logger: Logger, onListening: @escaping @Sendable (String) -> Void) async throws {
+        try await Self.run([application(responder, idleTimeout: idleTimeout, logger: logger, onListening: onListening)], grace: grace, logger: logger)
+    }
+
+    /// Runs listeners together, stopped together on SIGTERM or SIGINT.
+    static func run(_ services: [any Service], grace: Duration, logger: Logger) async throws {
+        var group = ServiceGroupConfiguration(services: services.map { .init(service: $0) }, gracefulShutdownSignals: [.sigterm, .sigint], logger: logger)
+        group.maximumGracefulShutdownDuration = grace
+        try await ServiceGroup(configuration: group).run()
+    }
+}
+
+extension TimeAmount {
+    init(_ duration: Duration) {
+        self = .nanoseconds(Int64(duration.components.seconds) * 1_000_000_000 + duration.components.attoseconds / 1_000_000_000)
+    }
+}
