@@ -131,6 +131,7 @@ let package = Package(
             name: "ThumbnailServiceTests",
             dependencies: [
                 "ThumbnailService",
+                "ProductPreview",
                 "ImagePipeline",
                 "MarketUploader",
                 "Publishing",

@@ -1,13 +1,15 @@
 #!/usr/bin/env bash
 # Two builds side by side on the same photos, in interleaved rounds: `prepare` and `thumbs` of 60
-# photos (wall seconds), and the service's misses (60 photos × pr:list/dpr:3 and pr:upload, 4 at a
-# time, fresh cache each round). For a refactor that must not cost anything: each figure is A's and
+# photos (wall seconds), and the service's misses (60 photos × pr:list/dpr:3 and pr:upload, or
+# $OUTPUTS, 4 at a time, fresh cache each round). For a refactor that must not cost anything: each figure is A's and
 # B's min and median over the rounds, from the same run. Cache hits: Benchmarks/hot-path.sh.
 #
 # Usage: Benchmarks/two-builds.sh BIN_A BIN_B [ROUNDS]
+#        OUTPUTS="pr:list/dpr:3/f:jpg" Benchmarks/two-builds.sh …   other outputs for the misses
 set -euo pipefail
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 A=$1 B=$2 ROUNDS=${3:-5}
+OUTPUTS=${OUTPUTS:-pr:list/dpr:3/f:jpg pr:upload}
 CORPUS=${CORPUS:-$ROOT/../shared/corpus}
 WORK=$ROOT/.build-bench/two-builds
 rm -rf "$WORK" && mkdir -p "$WORK/photos"
@@ -26,8 +28,7 @@ misses() {   # misses BIN: a fresh service, every photo at two outputs, 4 reques
     for _ in $(seq 1 100); do curl -s -o /dev/null "http://127.0.0.1:$PORT/health" && break; sleep 0.1; done
     local start=$(date +%s.%N)
     for name in $(ls "$WORK/photos"); do
-        echo "http://127.0.0.1:$PORT/insecure/pr:list/dpr:3/f:jpg/plain/local:///$name"
-        echo "http://127.0.0.1:$PORT/insecure/pr:upload/plain/local:///$name"
+        for output in $OUTPUTS; do echo "http://127.0.0.1:$PORT/insecure/$output/plain/local:///$name"; done
     done | xargs -P 4 -n 1 curl -s -o /dev/null
     echo "$(date +%s.%N) - $start" | bc
     kill $server; wait $server 2>/dev/null || true

@@ -4,6 +4,7 @@ import HummingbirdTesting
 import ImagePipeline
 import Logging
 import MarketUploader
+import ProductPreview
 import Publishing
 import TestSupport
 import ThumbnailService
@@ -84,6 +85,28 @@ final class LibraryExampleTests: FolderTestCase {
         }
     }
 
+    /// ProductPreview's article: the preview on a router of one's own, answering only with the token.
+    func testThePreviewOnARouter() async throws {
+        try copy("photos/jolla.jpg", to: "products/mug/IMG_1.jpg")
+        let leave = try enterInputFolder()
+        defer { leave() }
+
+        let bind = ServiceAddress(host: "127.0.0.1", port: 8800), logger = Logger(label: "preview")
+        let photos = PhotoCache(prepareOptions: PrepareOptions())   // the cache publish uploads from
+        let preview = try ProductPreview(PreviewConfiguration(productsFolder: "products", photoCache: photos), bind: bind, logger: logger)
+        let access = PreviewAccess<BasicRequestContext>(bind: bind, logger: logger)
+        let router = Router()
+        preview.addRoutes(to: router, access: access)
+        print(access.address("http://127.0.0.1:8800"))   // the address to open: it carries this run's token
+
+        XCTAssertEqual(preview.productFolders.map { ($0 as NSString).lastPathComponent }, ["mug"])
+        XCTAssertTrue(access.address("http://127.0.0.1:8800").hasSuffix("/?token=" + access.token))
+        try await Application(router: router).test(.router) { client in
+            let refused = try await client.execute(uri: "/", method: .get)
+            XCTAssertEqual(refused.status, .forbidden, "no token, no page")
+        }
+    }
+
     /// The DocC articles' examples (one per library).
     func testTheReferenceExamples() throws {
         try copy("photos/iphone_13_pro_max.HEIC", to: "IMG_0001.HEIC")
@@ -143,7 +166,7 @@ final class LibraryExampleTests: FolderTestCase {
     func testTheReferenceLinksOnlyToPublicDeclarations() throws {
         let sources = Fixture.root.deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent("Sources")
         var links = 0
-        for target in ["MarketUploader", "ImagePipeline", "ThumbnailService", "Publishing"] {
+        for target in ["MarketUploader", "ImagePipeline", "ThumbnailService", "Publishing", "ProductPreview"] {
             let folder = sources.appendingPathComponent(target)
             var code = "", articles = ""
             for path in try FileManager.default.subpathsOfDirectory(atPath: folder.path) {
