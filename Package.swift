@@ -105,6 +105,7 @@ let package = Package(
             dependencies: [
                 "ImagePipeline", "MarketUploader",
                 .product(name: "FlyingFox", package: "FlyingFox"),
+                .product(name: "Logging", package: "swift-log"),
                 .product(name: "MultipartKit", package: "multipart-kit"),
                 .product(name: "NIOCore", package: "swift-nio"),
             ],

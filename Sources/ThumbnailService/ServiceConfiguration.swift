@@ -35,14 +35,26 @@ public struct ServiceConfiguration: Sendable {
     public var fallbackMaxAge = 60
 
     // Security.
-    /// The keys and salts of signed URLs, any of which signs (several while keys are rotated);
-    /// none accepts any signature, on loopback only unless `onlyPresets`.
+    /// The keys and salts of signed URLs, any of which signs (several while keys are rotated).
+    /// Without any, the service refuses to start unless `onlyPresets` or `allowUnsigned` says what
+    /// it may then answer.
     public var keys: [SigningKey] = []
+    /// With no keys, accept any URL unsigned (`--insecure-unsigned`): the host's explicit choice,
+    /// knowing who can reach it. Standalone (`run`) it must listen on loopback; a host that mounts
+    /// the service decides for its own address.
+    public var allowUnsigned = false
     /// Bytes of the HMAC a signature carries (imgproxy's `IMGPROXY_SIGNATURE_SIZE`): 1–32.
     public var signatureSize = 32
     /// A URL's own options may only be presets, `dpr` 1–4 and the format: the outputs per source are
     /// few and known, so apps that cannot hold a key may use unsigned URLs, on any address.
     public var onlyPresets = false
+
+    /// What the service answers, in a sentence for its start-up log: the operator sees it at once.
+    public var accepts: String {
+        if !keys.isEmpty { return "signed URLs (\(keys.count) key\(keys.count == 1 ? "" : "s"))" + (onlyPresets ? ", naming presets only" : "") }
+        if onlyPresets { return "unsigned URLs naming presets only" }
+        return "any URL unsigned (allowUnsigned)"
+    }
 
     // Processing.
     public var workers = ProcessInfo.processInfo.activeProcessorCount
@@ -97,7 +109,9 @@ public struct ServiceConfiguration: Sendable {
             check(allowPrivateSources || privateAddress == nil, "allow-source",
                   "\(text) is on a private address (\(privateAddress ?? "")); add --allow-private-sources to fetch from it")
         }
-        check(!keys.isEmpty || onlyPresets || bind.isLoopback, "insecure-unsigned",
+        check(!keys.isEmpty || onlyPresets || allowUnsigned, "insecure-unsigned",
+              "no key: set keys (--key-file, MARKET_IMAGES_KEY and _SALT), onlyPresets for unsigned preset URLs, or allowUnsigned for any URL unsigned")
+        check(!keys.isEmpty || onlyPresets || !allowUnsigned || bind.isLoopback, "insecure-unsigned",
               "binds loopback only (127.0.0.1, ::1); \(bind.host) is not. Set a key, or --only-presets for unsigned preset URLs on any address")
         check((1...32).contains(signatureSize), "signature-size", "takes 1 to 32 (bytes of the HMAC)")
         check((1...256).contains(workers), "workers", "takes 1 to 256")

@@ -23,6 +23,7 @@ public struct ThumbnailService: Sendable {
         let configuration = try configuration.validated()
         self.configuration = configuration
         self.logger = logger
+        logger.info("thumbnail service accepts \(configuration.accepts)")
         let metrics = ServiceMetrics()
         self.metrics = metrics
         connections = ConnectionLimit(maximum: configuration.connectionLimit)

@@ -127,21 +127,3 @@ final class ProductPreviewRoutesTests: FolderTestCase {
         }
     }
 }
-
-/// Every message logged, in order, as text.
-final class LogLines: LogHandler, @unchecked Sendable {
-    private let lock = NSLock()
-    private var lines: [String] = []
-    var all: [String] { lock.withLock { lines } }
-    var metadata: Logger.Metadata = [:]
-    var logLevel: Logger.Level = .info
-
-    subscript(metadataKey key: String) -> Logger.Metadata.Value? {
-        get { metadata[key] }
-        set { metadata[key] = newValue }
-    }
-
-    func log(event: LogEvent) {
-        lock.withLock { lines.append(event.message.description) }
-    }
-}

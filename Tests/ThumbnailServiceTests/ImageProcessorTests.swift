@@ -25,13 +25,34 @@ final class ImageProcessorTests: FolderTestCase {
         XCTAssertThrowsError(try LocalSourceRoot(root + "/outside.txt"))
     }
 
-    /// Two instances sharing a cache, one with `--fast-decode`, make other pixels: other tags.
-    func testADraftDecodeIsAnotherETag() {
-        var limits = ImageProcessor.Limits()
-        let exact = ImageProcessor(limits: limits).etag(source: "local:///a.jpg", fingerprint: "f", options: ProcessingOptions(), format: .jpeg)
-        limits.draftDecode = true
-        let draft = ImageProcessor(limits: limits).etag(source: "local:///a.jpg", fingerprint: "f", options: ProcessingOptions(), format: .jpeg)
-        XCTAssertNotEqual(exact, draft)
+    /// Every setting of the service's that changes an output's bytes is in its ETag, so instances
+    /// sharing a cache (one with `--fast-decode`, say) never serve each other's bytes under one tag.
+    /// Every stored setting is listed here, so a new one fails until it is classified.
+    func testEverySettingThatChangesBytesIsInTheETag() {
+        typealias Change = (name: String, apply: (inout ImageProcessor.Limits) -> Void, changesBytes: Bool)
+        let changes: [Change] = [
+            ("defaultQuality", { $0.defaultQuality = 70 }, true),
+            ("defaultAVIFQuality", { $0.defaultAVIFQuality = 50 }, true),
+            ("maxOutputEdge", { $0.maxOutputEdge = 1024 }, true),
+            ("draftDecode", { $0.draftDecode = true }, true),
+            ("encoder.progressive", { $0.encoder.progressive = false }, true),
+            ("encoder.avifEffort", { $0.encoder.avifEffort = 4 }, true),
+            // These decide what is refused, or which format is chosen (the format is in the tag).
+            ("maxPixels", { $0.maxPixels = 1000 }, false),
+            ("autoAVIF", { $0.autoAVIF = true }, false),
+        ]
+        let base = ImageProcessor.Limits()
+        let stored = Mirror(reflecting: base).children.compactMap(\.label).filter { $0 != "encoder" }
+            + Mirror(reflecting: base.encoder).children.compactMap(\.label).map { "encoder." + $0 }
+        XCTAssertEqual(Set(stored), Set(changes.map(\.name)), "classify every setting here")
+        func tags(_ limits: ImageProcessor.Limits) -> [String] {
+            OutputFormat.allCases.map { ImageProcessor(limits: limits).etag(source: "local:///a.jpg", fingerprint: "f", options: ProcessingOptions(), format: $0) }
+        }
+        for change in changes {
+            var limits = base
+            change.apply(&limits)
+            XCTAssertEqual(tags(limits) != tags(base), change.changesBytes, change.name)
+        }
     }
 
     func testTheFormatFollowsTheURLThenAcceptThenTransparency() {

@@ -29,8 +29,9 @@ final class ServiceInProcessTests: FolderTestCase {
     }
 
     /// The service on a router of its own, and a client for it.
-    private func withService(_ configuration: ServiceConfiguration, _ body: @escaping @Sendable (ThumbnailService, any TestClientProtocol) async throws -> Void) async throws {
-        let service = try ThumbnailService(configuration, logger: Logger(label: "test"))
+    private func withService(_ configuration: ServiceConfiguration, log: LogLines = LogLines(),
+                             _ body: @escaping @Sendable (ThumbnailService, any TestClientProtocol) async throws -> Void) async throws {
+        let service = try ThumbnailService(configuration, logger: Logger(label: "test") { _ in log })
         let router = Router()
         service.addRoutes(to: router)
         try await Application(router: router).test(.router) { client in try await body(service, client) }
@@ -60,6 +61,46 @@ final class ServiceInProcessTests: FolderTestCase {
                 if source.hasSuffix("noise") { XCTAssertLessThan(prepared.width, 2048, "the budget had to shrink the noise") }
             }
         }
+    }
+
+    /// Mounted on another app's router, where `bind` says nothing of the address it is reached on,
+    /// a service with no key starts only when told what to accept unsigned, and says it at start.
+    func testUnsignedURLsInLibraryUseAreAnExplicitChoice() async throws {
+        var configuration = configuration()
+        configuration.keys = []
+        XCTAssertThrowsError(try ThumbnailService(configuration, logger: Logger(label: "test"))) { error in
+            XCTAssertEqual((error as? ServiceConfiguration.Problem)?.setting, "insecure-unsigned")
+        }
+        for (choice, sentence) in [(\ServiceConfiguration.onlyPresets, "unsigned URLs naming presets only"),
+                                   (\ServiceConfiguration.allowUnsigned, "any URL unsigned (allowUnsigned)")] {
+            var chosen = configuration
+            chosen[keyPath: choice] = true
+            let log = LogLines()
+            try await withService(chosen, log: log) { _, client in
+                let status = try await client.execute(uri: "/insecure/pr:list/plain/local:///sku-1/IMG_1.jpg", method: .get) { $0.status }
+                XCTAssertEqual(status, .ok)
+                let refused = try await client.execute(uri: "/insecure/rs:fit:3000:3000/plain/local:///sku-1/IMG_1.jpg", method: .get) { $0.status }
+                XCTAssertEqual(refused, choice == \ServiceConfiguration.onlyPresets ? .badRequest : .ok)
+            }
+            XCTAssertTrue(log.all.contains("thumbnail service accepts " + sentence), "\(log.all)")
+        }
+    }
+
+    /// Neither an image URL's signature nor an info URL's (which signs the image URL too) is logged.
+    func testNoSignatureIsLogged() async throws {
+        let log = LogLines()
+        let image = path(["pr:list"]), info = "/info" + path(["pr:list"])
+        let signature = String(image.dropFirst().prefix { $0 != "/" })
+        try await withService(configuration(), log: log) { _, client in
+            for uri in [image, info] {
+                let status = try await client.execute(uri: uri, method: .get) { $0.status }
+                XCTAssertEqual(status, .ok, uri)
+            }
+        }
+        let lines = log.all.filter { $0.contains(" ms cache=") }
+        XCTAssertEqual(lines.count, 2, "\(log.all)")
+        XCTAssertTrue(lines[1].hasPrefix("GET /info/…/pr:list/"), lines[1])
+        XCTAssertFalse(log.all.joined(separator: "\n").contains(signature.prefix(8)), "\(log.all)")
     }
 
     func testAnImageURLGivesTheSizeFormatAndAStableETag() async throws {
@@ -404,6 +445,8 @@ final class ServiceInProcessTests: FolderTestCase {
         configuration.bind = ServiceAddress(host: "0.0.0.0", port: 8080)
         let settings = configuration.problems.map(\.setting)
         XCTAssertEqual(settings, ["root", "allow-source", "allow-source", "insecure-unsigned", "workers", "max-output-edge", "preset"])
+        configuration.allowUnsigned = true
+        XCTAssertEqual(configuration.problems.map(\.setting).filter { $0 == "insecure-unsigned" }, ["insecure-unsigned"], "any URL unsigned, but not on 0.0.0.0")
         XCTAssertTrue(configuration.problems[2].message.contains("private address"), configuration.problems[2].message)
         XCTAssertThrowsError(try ThumbnailService(configuration, logger: Logger(label: "test")))
     }

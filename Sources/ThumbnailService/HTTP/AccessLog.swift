@@ -24,14 +24,15 @@ public struct AccessLog<Context: RequestContext>: RouterMiddleware {
         return response
     }
 
-    /// `/…/pr:list/…`: logs never carry a full signature. The first segment that is not empty is the
-    /// one elided (`//SIGNATURE/…` is refused, but still logged), and a lone segment other than the
-    /// service's own route may be one too.
+    /// `/…/pr:list/…`, `/info/…/pr:list/…`: logs never carry a full signature. The first segment
+    /// that is not empty is the one elided (`//SIGNATURE/…` is refused, but still logged), after
+    /// `info/` for an info URL, and a lone segment other than the service's own route may be one too.
     static func elidingSignature(_ path: String) -> String {
         if path == "/health" { return path }
-        let slashes = path.prefix { $0 == "/" }
-        let rest = path.dropFirst(slashes.count)
+        let info = path.hasPrefix("/info/") ? "/info" : ""
+        let slashes = path.dropFirst(info.count).prefix { $0 == "/" }
+        let rest = path.dropFirst(info.count + slashes.count)
         guard !rest.isEmpty else { return path }
-        return slashes + "…" + (rest.firstIndex(of: "/").map { rest[$0...] } ?? "")
+        return info + slashes + "…" + (rest.firstIndex(of: "/").map { rest[$0...] } ?? "")
     }
 }

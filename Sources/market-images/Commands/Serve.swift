@@ -164,8 +164,8 @@ struct Serve: AsyncParsableCommand {
         configuration.keys = try key.load(from: from).map { SigningKey(key: $0.key, salt: $0.salt) }
         configuration.signatureSize = try from.value(signatureSize, "signature-size", default: configuration.signatureSize)
         configuration.onlyPresets = try from.isOn(onlyPresets, "only-presets")
-        let insecure = try from.isOn(insecureUnsigned, "insecure-unsigned")
-        guard !configuration.keys.isEmpty || insecure || configuration.onlyPresets else {
+        configuration.allowUnsigned = try from.isOn(insecureUnsigned, "insecure-unsigned")
+        guard !configuration.keys.isEmpty || configuration.allowUnsigned || configuration.onlyPresets else {
             throw ValidationError("no key: set $MARKET_IMAGES_KEY and $MARKET_IMAGES_SALT (hex) or --key-file; "
                 + "--only-presets serves unsigned preset URLs on any address, --insecure-unsigned any URL on loopback only")
         }
