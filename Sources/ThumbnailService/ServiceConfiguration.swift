@@ -45,9 +45,11 @@ public struct ServiceConfiguration: Sendable {
     public var allowUnsigned = false
     /// Bytes of the HMAC a signature carries (imgproxy's `IMGPROXY_SIGNATURE_SIZE`): 1–32.
     public var signatureSize = 32
-    /// A URL's own options may only be presets, `dpr` 1–4 and the format: the outputs per source are
-    /// few and known, so apps that cannot hold a key may use unsigned URLs, on any address.
+    /// A URL's own options may only be presets, a `dpr` of `presetDPRs` and the format: the outputs
+    /// per source are few and known, so apps that cannot hold a key may use unsigned URLs, on any address.
     public var onlyPresets = false
+    /// With `onlyPresets`, the `dpr` values a URL may give (the screens the apps run on).
+    public var presetDPRs = ProcessingOptions.presetDPRs.sorted()
 
     /// What the service answers, in a sentence for its start-up log: the operator sees it at once.
     public var accepts: String {
@@ -113,6 +115,8 @@ public struct ServiceConfiguration: Sendable {
               "no key: set keys (--key-file, MARKET_IMAGES_KEY and _SALT), onlyPresets for unsigned preset URLs, or allowUnsigned for any URL unsigned")
         check(!keys.isEmpty || onlyPresets || !allowUnsigned || bind.isLoopback, "insecure-unsigned",
               "binds loopback only (127.0.0.1, ::1); \(bind.host) is not. Set a key, or --only-presets for unsigned preset URLs on any address")
+        check(!presetDPRs.isEmpty && presetDPRs.allSatisfy(ProcessingOptions.dprRange.contains), "preset-dprs",
+              "takes one or more of 0.01 to 8, comma-separated")
         check((1...32).contains(signatureSize), "signature-size", "takes 1 to 32 (bytes of the HMAC)")
         check((1...256).contains(workers), "workers", "takes 1 to 256")
         check((0...100_000).contains(queue), "queue", "takes 0 to 100000")

@@ -52,9 +52,10 @@ public struct ThumbnailService: Sendable {
                                        freshness: SourceFreshness(ttl: Double(configuration.sourceTTL), staleIfError: Double(configuration.sourceStaleIfError)),
                                        clock: configuration.clock, metrics: metrics)
             handler = ImageRequestHandler(
-                presets: configuration.presetTable, maxAge: configuration.maxAge,
+                rules: URLRules(presets: configuration.presetTable, onlyPresets: configuration.onlyPresets,
+                                presetDPRs: Set(configuration.presetDPRs)),
+                maxAge: configuration.maxAge,
                 signature: SignatureCheck(keys: configuration.keys, size: configuration.signatureSize),
-                onlyPresets: configuration.onlyPresets,
                 sources: (local.map { [$0] } ?? []) + [remote],
                 processor: ImageProcessor(limits: configuration.limits),
                 pool: ImageWorkPool(workers: configuration.workers, queueLimit: configuration.queue),

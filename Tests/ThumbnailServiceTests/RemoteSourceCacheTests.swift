@@ -57,6 +57,33 @@ final class RemoteSourceCacheTests: FolderTestCase, @unchecked Sendable {
         try await Application(router: router).test(.router) { client in try await body(service, client) }
     }
 
+    /// A fragment is not the origin's business: every spelling is one download and one output. A
+    /// query string would be one more download and output per value, so it is refused unless the
+    /// allowed prefix ends with `?` (an origin that renders by its parameters).
+    func testFragmentsAreOneSourceAndQueriesOnlyWhereAllowed() async throws {
+        let base = origin.base.absoluteString + "/images/1.jpg", dotted = origin.base.absoluteString + "/images/./1.jpg"
+        try await withService { _, client in
+            var tags: Set<String> = []
+            for source in [base, base + "#a", base + "#b", dotted] {
+                let answer = try await client.execute(uri: self.signer.signedPath(options: ["pr:list"], source: source), method: .get) { $0 }
+                XCTAssertEqual(answer.status, .ok, source)
+                tags.insert(answer.headers[.eTag] ?? "")
+            }
+            XCTAssertEqual(tags.count, 1, "one output for every spelling")
+            let refused = try await client.execute(uri: self.signer.signedPath(options: ["pr:list"], source: base + "?v=2"), method: .get) { $0 }
+            XCTAssertEqual(refused.status, .notFound)
+            XCTAssertTrue(String(buffer: refused.body).contains("source-not-allowed"))
+        }
+        XCTAssertEqual(origin.requests.count, 1, "\(origin.requests.map(\.path))")
+
+        var withQueries = configuration()
+        withQueries.allowedSources = [origin.base.absoluteString + "/images/?"]
+        try await withService(withQueries) { _, client in
+            let status = try await client.execute(uri: self.signer.signedPath(options: ["pr:list"], source: base + "?v=2"), method: .get) { $0.status }
+            XCTAssertEqual(status, .ok, "a prefix ending with ? lets the query choose the image")
+        }
+    }
+
     /// 1 miss, 50 hits and 10 revalidations of one URL, then 4 presets at 3 scales (12 new outputs):
     /// one request to the origin in all.
     func testOneDownloadThenNoneWithinTheTTL() async throws {

@@ -86,6 +86,32 @@ final class ServiceInProcessTests: FolderTestCase {
         }
     }
 
+    /// Under `onlyPresets`, an unsigned client cannot make new outputs: every spelling of a `dpr` of
+    /// the set and of a source is one output (one render), any other `dpr` is refused.
+    func testUnderOnlyPresetsEverySpellingIsOneOutput() async throws {
+        var configuration = configuration()
+        (configuration.keys, configuration.onlyPresets) = ([], true)
+        try await withService(configuration) { service, client in
+            var tags: Set<String> = []
+            for dpr in ["2", "2.0", "0x1p1", "2e0"] {
+                for source in ["local:///sku-1/IMG_1.jpg", "local:///sku-1//IMG_1.jpg", "local:////sku-1/IMG_1.jpg"] {
+                    let answer = try await client.execute(uri: "/insecure/pr:list/dpr:\(dpr)/f:jpg/plain/" + source, method: .get) { $0 }
+                    XCTAssertEqual(answer.status, .ok, "dpr:\(dpr) \(source)")
+                    tags.insert(answer.headers[.eTag] ?? "")
+                }
+            }
+            XCTAssertEqual(tags.count, 1, "one output")
+            XCTAssertTrue(service.renderMetrics().contains(#"market_images_cache_total{outcome="miss"} 1"#), service.renderMetrics())
+            for dpr in ["2.002", "4", "1.0001"] {
+                let refused = try await client.execute(uri: "/insecure/pr:list/dpr:\(dpr)/plain/local:///sku-1/IMG_1.jpg", method: .get) { $0 }
+                XCTAssertEqual(refused.status, .badRequest, dpr)
+                XCTAssertTrue(String(buffer: refused.body).contains("one of 1, 2, 3"), String(buffer: refused.body))
+            }
+            let dotted = try await client.execute(uri: "/insecure/pr:list/plain/local:///sku-1/./IMG_1.jpg", method: .get) { $0.status }
+            XCTAssertEqual(dotted, .notFound)
+        }
+    }
+
     /// Neither an image URL's signature nor an info URL's (which signs the image URL too) is logged.
     func testNoSignatureIsLogged() async throws {
         let log = LogLines()

@@ -7,10 +7,9 @@ import Logging
 /// imgproxy's handler is). Each step costs less than the next, and the first that can answer does:
 /// a bad signature touches nothing, a 304 processes nothing, a hit decodes nothing.
 struct ImageRequestHandler: Sendable {
-    let presets: [String: String]
+    let rules: URLRules
     let maxAge: Int
     let signature: SignatureCheck
-    let onlyPresets: Bool
     /// Asked in turn; the first that claims a source's name resolves it.
     let sources: [any SourceKind]
     let processor: ImageProcessor
@@ -20,9 +19,9 @@ struct ImageRequestHandler: Sendable {
     let fallback: FallbackImage?
     private let flight = SingleFlight<EncodedImage>()
 
-    init(presets: [String: String], maxAge: Int, signature: SignatureCheck, onlyPresets: Bool, sources: [any SourceKind],
+    init(rules: URLRules, maxAge: Int, signature: SignatureCheck, sources: [any SourceKind],
          processor: ImageProcessor, pool: ImageWorkPool, caches: OutputCaches, metrics: ServiceMetrics, fallback: FallbackImage?) {
-        (self.presets, self.maxAge, self.signature, self.onlyPresets, self.sources) = (presets, maxAge, signature, onlyPresets, sources)
+        (self.rules, self.maxAge, self.signature, self.sources) = (rules, maxAge, signature, sources)
         (self.processor, self.pool, self.caches, self.metrics, self.fallback) = (processor, pool, caches, metrics, fallback)
     }
 
@@ -45,7 +44,7 @@ struct ImageRequestHandler: Sendable {
         // 3. Options and source name, parsed and bounded (presets only, if so configured).
         let parsed: ImageRequestPath
         do {
-            parsed = try ImageRequestPath.parse(String(trimmed[slash...]), presets: presets, onlyPresets: onlyPresets)
+            parsed = try rules.parse(String(trimmed[slash...]))
         } catch {
             throw ServiceFailure(error)
         }
@@ -74,7 +73,7 @@ struct ImageRequestHandler: Sendable {
         let spec: RenderSpec
         do { spec = try processor.spec(for: parsed.options, format: format) } catch { throw ServiceFailure(error) }
         // 6. The ETag: a matching If-None-Match is a 304 with no work.
-        let etag = processor.etag(source: parsed.source, fingerprint: source.fingerprint, options: parsed.options, format: format)
+        let etag = processor.etag(source: source.identity, fingerprint: source.fingerprint, options: parsed.options, format: format)
         var headers = HTTPAnswer.imageHeaders(etag: etag, maxAge: maxAge, negotiated: negotiated, modified: source.modified)
         if HTTPAnswer.matches(request.headers[.ifNoneMatch], etag: etag) {
             return (Response(status: .notModified, headers: headers), "revalidated")
@@ -96,7 +95,7 @@ struct ImageRequestHandler: Sendable {
     /// image loads (`Placeholder`), as JSON, with an ETag of the source's fingerprint.
     private func describe(_ parsed: ImageRequestPath, to request: Request) async throws(ServiceFailure) -> (Response, String) {
         let source = try await resolve(parsed.source)
-        let etag = "\"" + Fingerprint.hex("info\n" + parsed.source + "\n" + source.fingerprint) + "\""
+        let etag = "\"" + Fingerprint.hex("info\n" + source.identity + "\n" + source.fingerprint) + "\""
         var headers = HTTPAnswer.imageHeaders(etag: etag, maxAge: maxAge, negotiated: false, modified: source.modified)
         if HTTPAnswer.matches(request.headers[.ifNoneMatch], etag: etag) {
             return (Response(status: .notModified, headers: headers), "revalidated")

@@ -170,14 +170,16 @@ enum OptionTable {
         }),
     ]
 
-    /// The options a URL may give itself under `onlyPresets`, with the `dpr` a phone has (1–4); the
-    /// cache buster changes the URL, never the image.
-    static func checkAllowedWithPresetsOnly(_ segment: String) throws(ProcessingError) {
+    /// The options a URL may give itself under `onlyPresets`, with a `dpr` of the configured few
+    /// (`dpr:2.002` would be one more render and cache entry per value); the cache buster changes the
+    /// URL, never the image.
+    static func checkAllowedWithPresetsOnly(_ segment: String, dprs: Set<Double>) throws(ProcessingError) {
         let parts = segment.split(separator: ":", omittingEmptySubsequences: false)
         let name = String(parts[0])
         guard definition(named: name)?.withPresetsOnly == true else { throw .optionNotAllowed(name) }
-        if name == "dpr", parts.count == 2, let value = Double(parts[1]), !(1...4).contains(value) {
-            throw .invalidArgument(option: "dpr", value: String(parts[1].prefix(64)), expected: "1 to 4 (only presets are served here)")
+        if name == "dpr", parts.count == 2, !(Double(parts[1]).map(dprs.contains) ?? false) {
+            let allowed = dprs.sorted().map { $0 == $0.rounded() ? String(Int($0)) : String($0) }.joined(separator: ", ")
+            throw .invalidArgument(option: "dpr", value: String(parts[1].prefix(64)), expected: "one of \(allowed) (only presets are served here)")
         }
     }
 

@@ -26,7 +26,7 @@ public enum ProcessingError: Error, Equatable, Sendable, CustomStringConvertible
         case .unknownOption(let name):
             "unknown option \"\(String(name.prefix(64)))\"; options: \(OptionTable.summary)"
         case .optionNotAllowed(let name):
-            "\"\(String(name.prefix(64)))\" is not allowed here: this service serves presets only (pr:NAME), with dpr 1 to 4, f:FORMAT and cb:ANY"
+            "\"\(String(name.prefix(64)))\" is not allowed here: this service serves presets only (pr:NAME), with its dpr values, f:FORMAT and cb:ANY"
         case .invalidArgument(let option, let value, let expected): "\(option): \"\(value)\" is not valid; expected \(expected)"
         case .unknownPreset(let name): "unknown preset \"\(String(name.prefix(64)))\""
         case .expired: "the URL has expired"

@@ -54,6 +54,8 @@ public struct ProcessingOptions: Sendable, Equatable {
     public init() {}
 
     public static let dprRange = 0.01...8.0
+    /// The `dpr` values a URL may give under `onlyPresets` unless configured otherwise: the phones'.
+    public static let presetDPRs: Set<Double> = [1, 2, 3]
     static let sizeRange = 0...65_535
     static let presetDepthLimit = 4
 

@@ -13,6 +13,8 @@ struct SourceURL: Equatable, Sendable {
     /// Path segments after the first `/`, percent-encoding kept except in resolved dot segments.
     let segments: [String]
     let query: String?
+    /// For a prefix: whether URLs under it may carry a query string (it ended with `?`).
+    private(set) var allowsQuery = false
 
     init?(_ text: String) {
         guard let parts = URLComponents(string: text), let scheme = parts.scheme?.lowercased(), ["http", "https"].contains(scheme),
@@ -45,10 +47,14 @@ struct SourceURL: Equatable, Sendable {
 
     /// An `--allow-source` prefix: a URL with a path (at least the `/` ending its host, so
     /// `http://host.example.com` cannot also allow `http://host.example.com.evil.test`), no query,
-    /// and nothing a normalised URL would drop or refuse.
-    init?(prefix text: String) {
+    /// and nothing a normalised URL would drop or refuse. Ending it with `?` says that the query
+    /// strings of URLs under it choose the image (an origin that renders by parameters); otherwise a
+    /// source with a query is refused, since each new query would be one more download and output.
+    init?(prefix given: String) {
+        let text = given.hasSuffix("?") ? String(given.dropLast()) : given
         guard let url = SourceURL(text), url.query == nil, !text.contains("#"), text.dropFirst(url.scheme.count + 3).contains("/") else { return nil }
         self = url
+        allowsQuery = given.hasSuffix("?")
     }
 
     /// The URL to request: exactly what was checked, without a fragment.
@@ -61,7 +67,7 @@ struct SourceURL: Equatable, Sendable {
     /// Whether this URL lies under `prefix`: the same scheme, host and port, the prefix's whole
     /// segments, and its last segment (empty when it ends with `/`) starting the next one.
     func isUnder(_ prefix: SourceURL) -> Bool {
-        guard scheme == prefix.scheme, host == prefix.host, port == prefix.port, prefix.query == nil,
+        guard scheme == prefix.scheme, host == prefix.host, port == prefix.port, prefix.query == nil, query == nil || prefix.allowsQuery,
               segments.count >= prefix.segments.count, let last = prefix.segments.last else { return false }
         let whole = prefix.segments.dropLast()
         guard Array(segments.prefix(whole.count)) == Array(whole) else { return false }

@@ -45,6 +45,7 @@ struct FallbackImage: Sendable {
 /// Bytes the service holds itself (the fallback image).
 private struct InMemorySource: ResolvedSource {
     let data: Data
+    var identity: String { "" }
     let fingerprint: String
     let alpha: Bool
     var modified: Date? { nil }

@@ -5,6 +5,7 @@ import ImagePipeline
 struct LocalSource: ResolvedSource {
     let file: LocalSourceRoot.File
 
+    var identity: String { file.name }
     var fingerprint: String { file.fingerprint }
     var modified: Date? { file.modified }
 

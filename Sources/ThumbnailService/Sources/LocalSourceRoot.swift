@@ -28,6 +28,8 @@ public struct LocalSourceRoot: Sendable {
     /// modification and change times, inode: see `SourceFingerprint`) and when it changed, from one
     /// `fstat` of the open file.
     public struct File: Sendable {
+        /// `local:///` and the file's real path under the root: one name however the URL spelt it.
+        public var name: String
         public var file: OpenFile
         public var fingerprint: String
         public var modified: Date
@@ -42,7 +44,8 @@ public struct LocalSourceRoot: Sendable {
               !relative.split(separator: "/").contains(where: { $0 == ".." || $0 == "." }) else { return nil }
         guard let real = FileStatus.realPath(path + relative), real.hasPrefix(path + "/"),
               let file = root.open(beneath: real.dropFirst(path.count + 1).split(separator: "/")) else { return nil }
-        return File(file: file, fingerprint: SourceFingerprint.identity(of: file), modified: file.modified)
+        return File(name: Self.scheme + "/" + real.dropFirst(path.count + 1), file: file, fingerprint: SourceFingerprint.identity(of: file),
+                    modified: file.modified)
     }
 }
 

@@ -13,6 +13,8 @@ struct RemoteSource: ResolvedSource {
     /// Where its bytes come from when they did not come with the lookup.
     let sources: RemoteSources
 
+    /// The URL as normalised and fetched (dot segments resolved, no fragment).
+    var identity: String { url.text }
     var fingerprint: String { record.sha256 }
     var modified: Date? { nil }
 

@@ -14,6 +14,9 @@ protocol SourceKind: Sendable {
 /// A source found: what an ETag and the format need, without its pixels. Its bytes are read only
 /// when something is rendered from it (`open`).
 protocol ResolvedSource: Sendable {
+    /// The source's one name, for ETags and cache keys: every spelling of it in a URL
+    /// (`local:///a//b.jpg`, a fragment) is this, so it is one output, not one per spelling.
+    var identity: String { get }
     /// Names the source's content: a changed photo is a new ETag.
     var fingerprint: String { get }
     /// Sent as `Last-Modified`, when the source knows it.

@@ -84,8 +84,11 @@ struct Serve: AsyncParsableCommand {
     @Flag(inversion: .prefixedNo, help: "Accept any signature (no key). Loopback addresses only.")
     var insecureUnsigned: Bool?
 
-    @Flag(inversion: .prefixedNo, help: "URLs may name only presets, dpr 1–4 and a format; then no key is needed on any address (apps need not hold one).")
+    @Flag(inversion: .prefixedNo, help: "URLs may name only presets, a dpr of --preset-dprs and a format; then no key is needed on any address (apps need not hold one).")
     var onlyPresets: Bool?
+
+    @Option(help: "With --only-presets, the dpr values a URL may give, comma-separated; any other is 400 (default: 1,2,3).")
+    var presetDprs: String?
 
     @Option(help: "Bytes of the HMAC a signature carries, 1–32 (imgproxy's IMGPROXY_SIGNATURE_SIZE; default: \(defaults.signatureSize)).")
     var signatureSize: Int?
@@ -164,6 +167,13 @@ struct Serve: AsyncParsableCommand {
         configuration.keys = try key.load(from: from).map { SigningKey(key: $0.key, salt: $0.salt) }
         configuration.signatureSize = try from.value(signatureSize, "signature-size", default: configuration.signatureSize)
         configuration.onlyPresets = try from.isOn(onlyPresets, "only-presets")
+        if let text = try from.value(presetDprs, "preset-dprs") {
+            let values = text.split(separator: ",").map { Double($0.trimmingCharacters(in: .whitespaces)) }
+            guard !values.isEmpty, values.allSatisfy({ $0 != nil }) else {
+                throw ValidationError("\(from.origin(of: "preset-dprs")) takes numbers separated by commas, e.g. 1,2,3; got \(Terminal.display(text))")
+            }
+            configuration.presetDPRs = values.compactMap { $0 }
+        }
         configuration.allowUnsigned = try from.isOn(insecureUnsigned, "insecure-unsigned")
         guard !configuration.keys.isEmpty || configuration.allowUnsigned || configuration.onlyPresets else {
             throw ValidationError("no key: set $MARKET_IMAGES_KEY and $MARKET_IMAGES_SALT (hex) or --key-file; "
