@@ -57,6 +57,28 @@ final class RemoteSourceCacheTests: FolderTestCase, @unchecked Sendable {
         try await Application(router: router).test(.router) { client in try await body(service, client) }
     }
 
+    /// `downloadTimeout` bounds the whole download: an origin that sends a byte every 50 ms is cut
+    /// at the deadline (504), the connection dropped, and its slot is free for the next source.
+    func testADownloadThatTricklesIsCutAtTheDeadline() async throws {
+        let trickle = try StreamingAnswerServer(.trickle(interval: 0.05))
+        var configuration = configuration()
+        configuration.allowedSources.append(trickle.url.absoluteString + "/")
+        configuration.downloadTimeout = .seconds(2)
+        configuration.maxDownloads = 1
+        let slow = signer.signedPath(options: ["pr:list"], source: trickle.url.absoluteString + "/slow.jpg")
+        let started = ContinuousClock.now
+        try await withService(configuration) { _, client in
+            let answer = try await client.execute(uri: slow, method: .get) { $0 }
+            XCTAssertEqual(answer.status, .gatewayTimeout, String(buffer: answer.body))
+            XCTAssertTrue(String(buffer: answer.body).contains("longer than 2 s"), String(buffer: answer.body))
+            XCTAssertLessThan(ContinuousClock.now - started, .seconds(4))
+            try await waitUntil("the origin to see the download dropped", seconds: 5) { trickle.clientLeftAt != nil }
+            let next = try await client.execute(uri: self.path(["pr:list"]), method: .get) { $0.status }
+            XCTAssertEqual(next, .ok, "the one slot was given back")
+        }
+        XCTAssertGreaterThan(trickle.bytesWritten, 10, "the origin did trickle")
+    }
+
     /// A fragment is not the origin's business: every spelling is one download and one output. A
     /// query string would be one more download and output per value, so it is refused unless the
     /// allowed prefix ends with `?` (an origin that renders by its parameters).

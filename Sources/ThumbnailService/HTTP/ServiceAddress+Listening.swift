@@ -6,13 +6,16 @@ import ServiceLifecycle
 
 extension ServiceAddress {
     /// A listener on this address, not yet running. A connection with no complete request for
-    /// `idleTimeout` is closed: that covers a client that says nothing and one that sends its request
-    /// a byte at a time (slowloris), since partial requests do not count as activity. `limit` caps
+    /// `idleTimeout` is closed: that covers a client that says nothing, one that sends its request
+    /// a byte at a time (slowloris), since partial requests do not count as activity, and one that
+    /// trickles a body (`RequestDeadline`). `limit` caps
     /// the connections held (see `ConnectionLimit`); HTTP/1.0 connections close after their answer
     /// (see `HTTP10Close`). `onListening` gets the URL once the port is bound.
     func application(_ responder: some HTTPResponder<BasicRequestContext>, idleTimeout: Duration, limit: ConnectionLimit? = nil,
                      logger: Logger, onListening: @escaping @Sendable (String) -> Void) -> some Service {
-        let handlers: @Sendable () -> [any RemovableChannelHandler] = { [HTTP10Close()] + (limit.map { [$0.handler()] } ?? []) }
+        let handlers: @Sendable () -> [any RemovableChannelHandler] = {
+            [HTTP10Close(), RequestDeadline(limit: TimeAmount(idleTimeout))] + (limit.map { [$0.handler()] } ?? [])
+        }
         return Application(
             responder: responder,
             server: .http1(configuration: .init(additionalChannelHandlers: handlers(), idleTimeout: TimeAmount(idleTimeout))),

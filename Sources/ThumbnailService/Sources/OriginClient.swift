@@ -17,9 +17,33 @@ struct OriginClient: Sendable {
     let timeout: TimeAmount
     static let redirectLimit = 3
 
+    /// The source's bytes, or why not, within `timeout` for the whole download: every hop, headers
+    /// and body. A per-read timeout alone let an origin sending a byte a second hold the download
+    /// (and its slot) for as long as it liked; at the deadline the download is cancelled and the
+    /// connection dropped.
+    func download(_ source: SourceURL, validators: SourceCache.Record?) async throws(ServiceFailure) -> Fetched {
+        let seconds = timeout.nanoseconds % 1_000_000_000 == 0 ? String(timeout.nanoseconds / 1_000_000_000) : String(Double(timeout.nanoseconds) / 1e9)
+        let outcome = await withTaskGroup(of: Result<Fetched, ServiceFailure>?.self) { group in
+            group.addTask {
+                do throws(ServiceFailure) { return .success(try await hops(source, validators: validators)) } catch { return .failure(error) }
+            }
+            group.addTask {
+                try? await Task.sleep(for: .nanoseconds(timeout.nanoseconds))
+                return Task.isCancelled ? nil : .failure(ServiceFailure(status: .gatewayTimeout, error: "origin-timeout",
+                                                                         detail: "the download took longer than \(seconds) s"))
+            }
+            defer { group.cancelAll() }
+            while let next = await group.next() {
+                if let result = next { return result }
+            }
+            return .failure(ServiceFailure(status: .serviceUnavailable, error: "cancelled", detail: "the request went away"))
+        }
+        return try outcome.get()
+    }
+
     /// Follows redirects by hand, each target checked as the source was; each hop's host resolved
     /// once, here, and the connection pinned to the address checked.
-    func download(_ source: SourceURL, validators: SourceCache.Record?) async throws(ServiceFailure) -> Fetched {
+    private func hops(_ source: SourceURL, validators: SourceCache.Record?) async throws(ServiceFailure) -> Fetched {
         var url = source
         for _ in 0...Self.redirectLimit {
             let address = try self.address(of: url)

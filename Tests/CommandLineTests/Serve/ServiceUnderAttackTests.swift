@@ -108,6 +108,27 @@ final class ServiceUnderAttackTests: FolderTestCase {
         XCTAssertTrue(silent.isClosed(within: 4), "an idle connection is closed")
     }
 
+    /// A request whose announced body trickles in a byte every 200 ms is closed at --idle-timeout
+    /// from its head, as a silent connection is; a whole request on another connection is answered.
+    func testATrickledBodyIsCutOffAtTheIdleTimeout() async throws {
+        let service = try start(["--idle-timeout", "2"])
+        let port = try XCTUnwrap(service.base.port)
+        let connection = try RawConnection(port: port)
+        let started = Date()
+        connection.send("GET \(path("sku-1/IMG_1.jpg", ["w:100"])) HTTP/1.1\r\nHost: x\r\nContent-Length: 1000\r\n\r\n")
+        let sender = Task.detached {
+            for _ in 0..<100 {
+                guard connection.send("a") else { return }
+                try await Task.sleep(nanoseconds: 200_000_000)    // the trickle's pace: the attack itself
+            }
+        }
+        XCTAssertTrue(connection.isClosed(within: 6), "the trickled request is cut off")
+        sender.cancel()
+        XCTAssertLessThan(Date().timeIntervalSince(started), 4, "at the idle timeout, not when the body would end (20 s)")
+        let answer = try await service.get(path("sku-1/IMG_1.jpg", ["w:100"]))
+        XCTAssertEqual(answer.status, 200)
+    }
+
     /// Clients that hang up mid-answer: the service notices nothing worse than a closed socket.
     func testClientsThatDisconnectMidResponseHarmNoOne() async throws {
         let service = try start()
