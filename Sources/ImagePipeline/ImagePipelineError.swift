@@ -30,6 +30,9 @@ public enum ImagePipelineError: Error, Equatable, Sendable, CustomStringConverti
     case cancelled
     /// Every worker is busy and the queue is full: try again shortly.
     case overloaded(queueLimit: Int)
+    /// libvips could not allocate what the image needs: the photo is too large for this process's
+    /// memory now, not damaged.
+    case outOfMemory(detail: String)
 
     /// A stable name for the kind of error, for JSON reports and metrics.
     public var code: String {
@@ -51,6 +54,7 @@ public enum ImagePipelineError: Error, Equatable, Sendable, CustomStringConverti
         case .outputLocked: "output-locked"
         case .cancelled: "cancelled"
         case .overloaded: "overloaded"
+        case .outOfMemory: "out-of-memory"
         }
     }
 
@@ -77,6 +81,7 @@ public enum ImagePipelineError: Error, Equatable, Sendable, CustomStringConverti
         case .outputLocked(let directory): "another market-images run is writing to \(directory)"
         case .cancelled: "cancelled before it started"
         case .overloaded(let limit): "busy: every worker is taken and \(limit) jobs are waiting"
+        case .outOfMemory: "not enough memory for an image this large"
         }
     }
 

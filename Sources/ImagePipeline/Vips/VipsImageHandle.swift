@@ -50,10 +50,13 @@ final class VipsImageHandle: @unchecked Sendable {
     }
 
     /// Computes every pixel into memory. libvips pipelines are lazy: decode errors (a truncated file)
-    /// surface here, and later encodes of the result never decode the source again.
+    /// surface here, and later encodes of the result never decode the source again. An allocation
+    /// that failed is `outOfMemory` whatever the step; anything else is the source `damaged`.
     func materialized() throws(ImagePipelineError) -> VipsImageHandle {
         guard let copy = vips_image_copy_memory(pointer) else {
-            throw .damaged(format: origin?.format ?? "image", detail: VipsErrorLog.take(for: origin))
+            let detail = VipsErrorLog.take(for: origin)
+            if detail.contains("out of memory") || detail.contains("memory area too large") { throw .outOfMemory(detail: detail) }
+            throw .damaged(format: origin?.format ?? "image", detail: detail)
         }
         return VipsImageHandle(taking: copy, origin: origin)
     }

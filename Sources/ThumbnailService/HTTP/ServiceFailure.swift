@@ -33,7 +33,7 @@ public struct ServiceFailure: Error, Sendable {
         case .damaged, .emptySource, .cannotFitBudget: .unprocessableContent
         case .sourceUnreadable: .notFound
         case .invalidOption: .badRequest
-        case .overloaded, .cancelled: .serviceUnavailable
+        case .overloaded, .cancelled, .outOfMemory: .serviceUnavailable
         case .libraryUnavailable, .processingFailed, .encodeFailed, .outputFailed, .outputUnavailable, .outputUnsafe, .outputLocked:
             .internalServerError
         }
@@ -44,7 +44,11 @@ public struct ServiceFailure: Error, Sendable {
         default: failure.description
         }
         self.init(status: status, error: failure.code, detail: detail)
-        if case .overloaded = failure { retryAfter = 1 }
+        switch failure {
+        case .overloaded: retryAfter = 1
+        case .outOfMemory: retryAfter = 10
+        default: break
+        }
     }
 
     /// A source over `--max-source-bytes`, local or remote: refused before (or while) it is read.

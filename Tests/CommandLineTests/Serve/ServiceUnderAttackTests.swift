@@ -129,6 +129,25 @@ final class ServiceUnderAttackTests: FolderTestCase {
         XCTAssertEqual(answer.status, 200)
     }
 
+    /// Signed URLs that asked for canvases far past the output's limit: padding of 8192 px around a
+    /// fit (a 20480² canvas, 1.3 GB, before) and a 1×40 sliver filling 4096² with a corner gravity
+    /// (a 4096×163840 cover, 2 GB, before). Each answers within the limit and the service's peak
+    /// memory stays far below what those canvases were.
+    func testCanvasesPastTheOutputLimitAreNeverBuilt() async throws {
+        try NoiseImage.png(width: 1, height: 40, to: input + "/sku-1/sliver.png")
+        let service = try start()
+        let padded = try await service.get(path("sku-1/IMG_1.jpg", ["rs:fit:512:512", "dpr:8", "pd:1024", "el:1"]), timeout: 60)
+        XCTAssertEqual(padded.status, 200)
+        let canvas = try ImageHeader.read(.data(padded.body))
+        XCTAssertEqual(Double(max(canvas.width, canvas.height)), 4096, accuracy: 2, "the canvas is the output's limit")
+        let filled = try await service.get(path("sku-1/sliver.png", ["rs:fill:4096:4096", "el:1", "g:no"], format: "jpg"), timeout: 60)
+        XCTAssertEqual(filled.status, 200)
+        let square = try ImageHeader.read(.data(filled.body))
+        XCTAssertEqual(Double(square.width), 4096, accuracy: 2)
+        XCTAssertEqual(Double(square.height), 4096, accuracy: 2)
+        XCTAssertLessThan(service.memory.peak, 500, "MB at peak: \(service.memory)")
+    }
+
     /// Clients that hang up mid-answer: the service notices nothing worse than a closed socket.
     func testClientsThatDisconnectMidResponseHarmNoOne() async throws {
         let service = try start()

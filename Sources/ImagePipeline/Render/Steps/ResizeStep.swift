@@ -55,13 +55,29 @@ struct ResizeStep: RenderStep {
         default:
             // Scale to cover the box, then cut it at the edge or corner the gravity names.
             let scale = max(Double(box.width) / Double(image.width), Double(box.height) / Double(image.height))
+            let bound = spec.maxEdge ?? DecodedImage.unbounded
+            if Double(max(image.width, image.height)) * scale > Double(bound) { return try cutThenScale(image, spec, box: box, scale: scale) }
             let covering = scale == 1 ? image : try image.scaled(horizontally: scale, vertically: scale)
             let width = min(box.width, covering.width), height = min(box.height, covering.height)
-            let name = spec.gravity.rawValue
-            let spareWidth = covering.width - width, spareHeight = covering.height - height
-            let x = name.hasSuffix("we") ? 0 : name.hasSuffix("ea") ? spareWidth : spareWidth / 2
-            let y = name.hasPrefix("no") ? 0 : name.hasPrefix("so") ? spareHeight : spareHeight / 2
+            let (x, y) = offsets(spec.gravity, spareWidth: covering.width - width, spareHeight: covering.height - height)
             return try covering.cropped(x: x, y: y, width: width, height: height)
         }
+    }
+
+    /// The same cut, made in the photo before it is enlarged, when the covering image would be past
+    /// the output's limit (a sliver enlarged to fill a large box): only what is kept is ever scaled.
+    private func cutThenScale(_ image: DecodedImage, _ spec: RenderSpec, box: (width: Int, height: Int), scale: Double) throws(ImagePipelineError) -> DecodedImage {
+        let width = max(1, min(image.width, Int((Double(box.width) / scale).rounded(.up))))
+        let height = max(1, min(image.height, Int((Double(box.height) / scale).rounded(.up))))
+        let (x, y) = offsets(spec.gravity, spareWidth: image.width - width, spareHeight: image.height - height)
+        let cut = try image.cropped(x: x, y: y, width: width, height: height)
+        return try cut.scaled(horizontally: Double(box.width) / Double(width), vertically: Double(box.height) / Double(height))
+    }
+
+    private func offsets(_ gravity: RenderSpec.Gravity, spareWidth: Int, spareHeight: Int) -> (x: Int, y: Int) {
+        let name = gravity.rawValue
+        let x = name.hasSuffix("we") ? 0 : name.hasSuffix("ea") ? spareWidth : spareWidth / 2
+        let y = name.hasPrefix("no") ? 0 : name.hasPrefix("so") ? spareHeight : spareHeight / 2
+        return (x, y)
     }
 }
