@@ -60,6 +60,9 @@ public struct ServiceConfiguration: Sendable {
 
     // Processing.
     public var workers = ProcessInfo.processInfo.activeProcessorCount
+    /// What all renders at once may hold (`--render-memory`), by their estimates; at least
+    /// `limits.maxRenderMemory`, so any render admitted alone fits.
+    public var renderMemory = 512 << 20
     public var queue = 64
     public var limits = ImageProcessor.Limits()
     /// More presets, `name: options`, beside the standard ones.
@@ -122,6 +125,8 @@ public struct ServiceConfiguration: Sendable {
         check((0...100_000).contains(queue), "queue", "takes 0 to 100000")
         check((16...16_384).contains(limits.maxOutputEdge), "max-output-edge", "takes 16 to 16384")
         check(limits.maxPixels > 0, "max-pixels", "must be positive")
+        check(limits.maxRenderMemory >= 16 << 20, "max-render-memory", "takes at least 16777216 (16 MB)")
+        check(renderMemory >= limits.maxRenderMemory, "render-memory", "must be at least --max-render-memory (\(limits.maxRenderMemory))")
         check((1...100).contains(limits.defaultQuality), "quality", "takes 1 to 100")
         check(EncoderSettings.avifEffortRange.contains(limits.encoder.avifEffort), "avif-effort", "takes 0 (fastest) to 9")
         check(cacheSize > 0, "cache-size", "must be positive")

@@ -59,6 +59,7 @@ public struct ThumbnailService: Sendable {
                 sources: (local.map { [$0] } ?? []) + [remote],
                 processor: ImageProcessor(limits: configuration.limits),
                 pool: ImageWorkPool(workers: configuration.workers, queueLimit: configuration.queue),
+                memory: MemoryBudget(limit: configuration.renderMemory),
                 caches: OutputCaches(disk: disk, memory: disk != nil && configuration.memoryCache > 0 ? MemoryCache(sizeLimit: configuration.memoryCache) : nil,
                                      logger: logger),
                 metrics: metrics, fallback: fallback)

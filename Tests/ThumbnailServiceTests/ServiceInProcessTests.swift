@@ -112,6 +112,38 @@ final class ServiceInProcessTests: FolderTestCase {
         }
     }
 
+    /// Small files that cost gigabytes to decode are refused from their header, 413, before any
+    /// pixel is decoded: a 43-byte GIF whose one 1×1 frame sits on a 16383² screen, and a progressive
+    /// 4:4:4 JPEG (every coefficient held) past a low limit, while its baseline twin is served.
+    func testCostlyDecodesAreRefusedFromTheHeader() async throws {
+        var gif = Data("GIF89a".utf8) + [0xFF, 0x3F, 0xFF, 0x3F, 0x00, 0x00, 0x00]
+        gif += [0x2C, 0xFE, 0x3F, 0xFE, 0x3F, 0x01, 0x00, 0x01, 0x00, 0x80, 0, 0, 0, 255, 255, 255, 0x02, 0x02, 0x44, 0x01, 0x00, 0x3B]
+        try gif.write(to: URL(fileURLWithPath: input + "/sku-1/screen.gif"))
+        _ = try ProcessOutput.run("/usr/bin/env", ["python3", "-c", """
+            import sys
+            from PIL import Image
+            image = Image.linear_gradient("L").resize((2400, 2400)).convert("RGB")
+            image.save(sys.argv[1] + "/progressive.jpg", progressive=True, subsampling=0, quality=90)
+            image.save(sys.argv[1] + "/baseline.jpg", subsampling=0, quality=90)
+            """, input + "/sku-1"])
+        var configuration = configuration()
+        configuration.limits.maxRenderMemory = 24 << 20
+        let cases = [("screen.gif", HTTPResponse.Status.contentTooLarge), ("progressive.jpg", .contentTooLarge), ("baseline.jpg", .ok)]
+            .map { (path(["pr:list"], source: "local:///sku-1/" + $0.0), $0.1) }
+        let info = "/info" + path([], source: "local:///sku-1/screen.gif"), others = path(["pr:list"])
+        try await withService(configuration) { _, client in
+            for (uri, status) in cases {
+                let answer = try await client.execute(uri: uri, method: .get) { $0 }
+                XCTAssertEqual(answer.status, status, uri)
+                if status != .ok { XCTAssertTrue(String(buffer: answer.body).contains("too-costly"), String(buffer: answer.body)) }
+            }
+            let described = try await client.execute(uri: info, method: .get) { $0.status }
+            XCTAssertEqual(described, .contentTooLarge, "an info URL decodes too")
+            let served = try await client.execute(uri: others, method: .get) { $0.status }
+            XCTAssertEqual(served, .ok)
+        }
+    }
+
     /// Neither an image URL's signature nor an info URL's (which signs the image URL too) is logged.
     func testNoSignatureIsLogged() async throws {
         let log = LogLines()

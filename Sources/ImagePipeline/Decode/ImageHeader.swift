@@ -17,6 +17,11 @@ public struct ImageHeader: Sendable, Equatable, Codable {
     public var hasAlpha: Bool
     /// EXIF orientation 1–8 (1 = upright).
     public var orientation: Int
+    /// A progressive JPEG or an Adam7 PNG: its decoder holds the whole image's coefficients or rows
+    /// at once, whatever size the output is (`DecodeCost`).
+    public var interlaced: Bool
+    /// A JPEG's chroma subsampling as libvips reads it (`4:2:0`, `4:4:4`), nil for other formats.
+    public var chromaSubsampling: String?
     /// The embedded ICC profile's description, if the file carries a profile.
     public var iccProfile: String?
     public var metadata: MetadataPresence
@@ -126,6 +131,8 @@ public struct ImageHeader: Sendable, Equatable, Codable {
         bitsPerSample = Int(vips_format_sizeof(image.format)) * 8
         hasAlpha = image.hasAlpha
         orientation = image.int("orientation").flatMap { (1...8).contains($0) ? $0 : nil } ?? 1
+        interlaced = (image.int("interlaced") ?? 0) != 0
+        chromaSubsampling = image.string("jpeg-chroma-subsample")
         iccProfile = image.blob("icc-profile-data").map { ICCProfile.description(of: $0) ?? "embedded profile" }
         metadata = MetadataPresence(fieldNames: fields)
     }

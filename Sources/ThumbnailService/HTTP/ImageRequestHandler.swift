@@ -17,10 +17,12 @@ struct ImageRequestHandler: Sendable {
     let caches: OutputCaches
     let metrics: ServiceMetrics
     let fallback: FallbackImage?
+    let memory: MemoryBudget
     private let flight = SingleFlight<EncodedImage>()
 
     init(rules: URLRules, maxAge: Int, signature: SignatureCheck, sources: [any SourceKind],
-         processor: ImageProcessor, pool: ImageWorkPool, caches: OutputCaches, metrics: ServiceMetrics, fallback: FallbackImage?) {
+         processor: ImageProcessor, pool: ImageWorkPool, memory: MemoryBudget, caches: OutputCaches, metrics: ServiceMetrics, fallback: FallbackImage?) {
+        self.memory = memory
         (self.rules, self.maxAge, self.signature, self.sources) = (rules, maxAge, signature, sources)
         (self.processor, self.pool, self.caches, self.metrics, self.fallback) = (processor, pool, caches, metrics, fallback)
     }
@@ -102,17 +104,21 @@ struct ImageRequestHandler: Sendable {
         }
         let bytes = try await source.open()
         let maxPixels = processor.limits.maxPixels
-        let described: SourceInfo
+        let cost = try admissible(bytes, box: (ThumbHash.maxSide, ThumbHash.maxSide))
+        await memory.acquire(cost)
+        let info: SourceInfo
         do {
-            described = try await pool.run { () throws(ImagePipelineError) in
+            info = try await pool.run { () throws(ImagePipelineError) in
                 try withExtendedLifetime(bytes.held) { () throws(ImagePipelineError) in try SourceInfo(bytes.image, maxPixels: maxPixels) }
             }
         } catch {
+            await memory.release(cost)
             throw ServiceFailure(error)
         }
+        await memory.release(cost)
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        let body = (try? encoder.encode(described)) ?? Data()
+        let body = (try? encoder.encode(info)) ?? Data()
         return (HTTPAnswer.body(body, type: "application/json", headers: &headers, method: request.method), "info")
     }
 
@@ -145,11 +151,21 @@ struct ImageRequestHandler: Sendable {
                 let started = ContinuousClock.now
                 // A remote source's bytes are held (in a slot) only while its outputs are rendered.
                 let bytes = try await source.open()
-                let output = try await pool.run { () throws(ImagePipelineError) in
-                    try withExtendedLifetime(bytes.held) { () throws(ImagePipelineError) in
-                        try ImageRenderer(spec: spec).render(bytes.image, maxPixels: maxPixels, draft: draft)
+                // Admitted by what it will hold, from the header: alone, and beside the others.
+                let cost = try admissible(bytes) { spec.decodeBox(uprightWidth: $0.uprightWidth, uprightHeight: $0.uprightHeight) }
+                await memory.acquire(cost)
+                let output: EncodedImage
+                do {
+                    output = try await pool.run { () throws(ImagePipelineError) in
+                        try withExtendedLifetime(bytes.held) { () throws(ImagePipelineError) in
+                            try ImageRenderer(spec: spec).render(bytes.image, maxPixels: maxPixels, draft: draft)
+                        }
                     }
+                } catch {
+                    await memory.release(cost)
+                    throw error
                 }
+                await memory.release(cost)
                 metrics.processed(ContinuousClock.now - started)
                 return output
             }
@@ -160,6 +176,28 @@ struct ImageRequestHandler: Sendable {
         } catch {
             throw ServiceFailure(status: .serviceUnavailable, error: "cancelled", detail: "the request went away")
         }
+    }
+
+    /// The memory a render of these bytes into `box` will hold, by its header, when it is within
+    /// `--max-render-memory` (and the pixel limit); otherwise the 413 that says so, before any decode.
+    private func admissible(_ bytes: SourceBytes, box: (ImageHeader) -> (width: Int, height: Int)) throws(ServiceFailure) -> Int {
+        let header: ImageHeader
+        do { header = try ImageHeader.read(bytes.image) } catch { throw ServiceFailure(error) }
+        let limits = processor.limits
+        guard header.pixelCount <= limits.maxPixels else {
+            throw ServiceFailure(.tooManyPixels(width: header.width, height: header.height, limit: limits.maxPixels))
+        }
+        let cost = DecodeCost.bytes(header: header, box: box(header))
+        guard cost <= limits.maxRenderMemory else {
+            throw ServiceFailure(status: .contentTooLarge, error: "too-costly",
+                                 detail: "decoding this \(header.format) (\(header.width)×\(header.height)\(header.interlaced ? ", interlaced" : "")) "
+                                    + "would take about \(cost >> 20) MB; the limit is \(limits.maxRenderMemory >> 20) MB")
+        }
+        return cost
+    }
+
+    private func admissible(_ bytes: SourceBytes, box: (width: Int, height: Int)) throws(ServiceFailure) -> Int {
+        try admissible(bytes, box: { _ in box })
     }
 
     private func image(_ data: Data, format: OutputFormat, headers: inout HTTPFields, method: HTTPRequest.Method) -> Response {

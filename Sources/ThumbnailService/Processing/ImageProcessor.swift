@@ -15,6 +15,9 @@ public struct ImageProcessor: Sendable {
         public var maxOutputEdge = 4096
         /// Sources with more pixels are refused from their header (`--max-pixels`).
         public var maxPixels = PrepareOptions().maxPixels
+        /// A render whose estimated memory (`DecodeCost`, from the header) is larger is refused, 413
+        /// (`--max-render-memory`): well under a 1 GB unit, whatever the file's format.
+        public var maxRenderMemory = 256 << 20
         /// JPEGs decoded straight to the output's scale (`--fast-decode`; see `DecodedImage.decode`).
         public var draftDecode = false
         /// AVIF for clients whose `Accept` lists it, before WebP (`--auto-avif`, imgproxy's

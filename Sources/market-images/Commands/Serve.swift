@@ -114,6 +114,12 @@ struct Serve: AsyncParsableCommand {
     @Option(help: "Refuse sources with more pixels than this, read from the header before decoding (default: \(defaults.limits.maxPixels)).")
     var maxPixels: Int?
 
+    @Option(help: "A render whose memory, estimated from the source's header before decoding, would be larger is refused 413 (default: \(defaults.limits.maxRenderMemory)).")
+    var maxRenderMemory: Int?
+
+    @Option(help: "Bytes all renders at once may hold, by their estimates; more wait (default: \(defaults.renderMemory)).")
+    var renderMemory: Int?
+
     @Option(help: "Quality when the URL gives none (default: \(defaults.limits.defaultQuality)).")
     var quality: Int?
 
@@ -184,6 +190,8 @@ struct Serve: AsyncParsableCommand {
         configuration.limits.defaultQuality = try from.value(quality, "quality", default: configuration.limits.defaultQuality)
         configuration.limits.maxOutputEdge = try from.value(maxOutputEdge, "max-output-edge", default: configuration.limits.maxOutputEdge)
         configuration.limits.maxPixels = try from.value(maxPixels, "max-pixels", default: configuration.limits.maxPixels)
+        configuration.limits.maxRenderMemory = try from.value(maxRenderMemory, "max-render-memory", default: configuration.limits.maxRenderMemory)
+        configuration.renderMemory = try from.value(renderMemory, "render-memory", default: configuration.renderMemory)
         configuration.limits.draftDecode = try from.isOn(fastDecode, "fast-decode")
         configuration.limits.autoAVIF = try from.isOn(autoAvif, "auto-avif")
         configuration.limits.encoder = EncoderSettings(progressive: try !from.isOn(baselineJPEG, "baseline-jpeg"),

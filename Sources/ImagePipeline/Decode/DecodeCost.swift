@@ -1,0 +1,52 @@
+/// An upper bound on the memory a render of one source holds, from its header alone, before any
+/// pixel is decoded: what the decoder itself must keep for that format at the scale it can shrink
+/// to on load, plus the output's pixels. A service admits renders by it (a small file can cost
+/// gigabytes: a progressive JPEG keeps every DCT coefficient, a GIF decodes onto its whole screen).
+public enum DecodeCost {
+    /// Bytes a render of a source with `header` into `box` (upright; `DecodedImage.unbounded` for a
+    /// free side) holds at most.
+    public static func bytes(header: ImageHeader, box: (width: Int, height: Int)) -> Int {
+        let pixels = Double(header.width) * Double(header.height)
+        let fit = min(1, Double(box.width) / Double(max(1, header.uprightWidth)), Double(box.height) / Double(max(1, header.uprightHeight)))
+        // The output and the working copies around it (resize, crop, encode): four of its RGBA size.
+        let output = 4 * 4 * pixels * fit * fit
+        let decoder: Double
+        switch header.format {
+        case "JPEG" where header.interpretation == "cmyk":
+            // Loaded whole (converted through its own profile), and coefficients too when progressive.
+            decoder = pixels * 4 + (header.interlaced ? pixels * 4 * 2 : 0)
+        case "JPEG" where header.interlaced:
+            // libjpeg keeps every coefficient (2 bytes each) of every component until the last scan.
+            decoder = pixels * 2 * chromaSamples(header)
+        case "JPEG":
+            // Streamed, at the DCT scale the fit allows (1/8 at most), plus a scaled row buffer.
+            let scale = Double(JPEGFit(header: header, box: box, headroom: 2).scale) / 8
+            decoder = pixels * scale * scale * Double(header.bands) * 2
+        case "PNG" where header.interlaced, "TIFF":
+            // Adam7 needs every row before the first is whole; a strip TIFF may be read whole.
+            decoder = pixels * Double(header.bands * max(1, header.bitsPerSample / 8)) * 2
+        case "PNG":
+            decoder = Double(header.width * header.bands * max(1, header.bitsPerSample / 8)) * 64
+        case "GIF":
+            // Frames are drawn onto the logical screen, RGBA, with the previous one kept.
+            decoder = pixels * 4 * 2
+        case "WebP":
+            // Decoded scaled to the fit.
+            decoder = pixels * fit * fit * 4 * 2
+        default:
+            // HEIF/AVIF: the whole grid decoded (libheif has no scaled decode), converted once.
+            decoder = pixels * Double(max(3, header.bands)) * 2
+        }
+        return Int(min(Double(Int.max / 2), decoder + output))
+    }
+
+    /// Samples per pixel over all of a JPEG's components: 3 at 4:4:4, 1.5 at 4:2:0, 1 for grey.
+    private static func chromaSamples(_ header: ImageHeader) -> Double {
+        guard header.bands >= 3 else { return Double(header.bands) }
+        switch header.chromaSubsampling {
+        case "4:2:0": return 1.5
+        case "4:2:2", "4:4:0": return 2
+        default: return 3
+        }
+    }
+}
