@@ -39,6 +39,7 @@ final class ImageProcessorTests: FolderTestCase {
             ("encoder.avifEffort", { $0.encoder.avifEffort = 4 }, true),
             // These decide what is refused, or which format is chosen (the format is in the tag).
             ("maxPixels", { $0.maxPixels = 1000 }, false),
+            ("maxRenderMemory", { $0.maxRenderMemory = 64 << 20 }, false),
             ("autoAVIF", { $0.autoAVIF = true }, false),
         ]
         let base = ImageProcessor.Limits()

@@ -127,7 +127,7 @@ final class ServiceInProcessTests: FolderTestCase {
             image.save(sys.argv[1] + "/baseline.jpg", subsampling=0, quality=90)
             """, input + "/sku-1"])
         var configuration = configuration()
-        configuration.limits.maxRenderMemory = 24 << 20
+        configuration.limits.maxRenderMemory = 48 << 20
         let cases = [("screen.gif", HTTPResponse.Status.contentTooLarge), ("progressive.jpg", .contentTooLarge), ("baseline.jpg", .ok)]
             .map { (path(["pr:list"], source: "local:///sku-1/" + $0.0), $0.1) }
         let info = "/info" + path([], source: "local:///sku-1/screen.gif"), others = path(["pr:list"])

@@ -8,20 +8,19 @@ public enum DecodeCost {
     public static func bytes(header: ImageHeader, box: (width: Int, height: Int)) -> Int {
         let pixels = Double(header.width) * Double(header.height)
         let fit = min(1, Double(box.width) / Double(max(1, header.uprightWidth)), Double(box.height) / Double(max(1, header.uprightHeight)))
-        // The output and the working copies around it (resize, crop, encode): four of its RGBA size.
-        let output = 4 * 4 * pixels * fit * fit
+        // The output and the working copies around it (resize, crop, encode): four of its RGBA size;
+        // and what any render holds whatever its size (libvips' buffers, a colour transform's tables).
+        let output = 4 * 4 * pixels * fit * fit + Double(fixedBytes)
         let decoder: Double
         switch header.format {
         case "JPEG" where header.interpretation == "cmyk":
             // Loaded whole (converted through its own profile), and coefficients too when progressive.
             decoder = pixels * 4 + (header.interlaced ? pixels * 4 * 2 : 0)
-        case "JPEG" where header.interlaced:
-            // libjpeg keeps every coefficient (2 bytes each) of every component until the last scan.
-            decoder = pixels * 2 * chromaSamples(header)
         case "JPEG":
-            // Streamed, at the DCT scale the fit allows (1/8 at most), plus a scaled row buffer.
+            // Decoded at the DCT scale the fit allows and shrunk as rows arrive (`JPEGFit`): rows, not
+            // the image; a progressive file also keeps every coefficient (2 bytes each) to its last scan.
             let scale = Double(JPEGFit(header: header, box: box, headroom: 2).scale) / 8
-            decoder = pixels * scale * scale * Double(header.bands) * 2
+            decoder = Double(header.width) * scale * Double(header.bands) * 2048 + (header.interlaced ? pixels * 2 * chromaSamples(header) : 0)
         case "PNG" where header.interlaced, "TIFF":
             // Adam7 needs every row before the first is whole; a strip TIFF may be read whole.
             decoder = pixels * Double(header.bands * max(1, header.bitsPerSample / 8)) * 2
@@ -39,6 +38,10 @@ public enum DecodeCost {
         }
         return Int(min(Double(Int.max / 2), decoder + output))
     }
+
+    /// Held by any render, however small (BENCHMARKS.md, the decode-memory section, has what small
+    /// renders were measured to hold).
+    static let fixedBytes = 16 << 20
 
     /// Samples per pixel over all of a JPEG's components: 3 at 4:4:4, 1.5 at 4:2:0, 1 for grey.
     private static func chromaSamples(_ header: ImageHeader) -> Double {

@@ -7,8 +7,9 @@ struct Inspect: ParsableCommand {
         abstract: "Show what a photo is and what prepare would make of it.",
         discussion: """
         Reads each file's header (format, dimensions, EXIF orientation, colour profile, metadata such as \
-        GPS) and runs prepare in memory to report the exact output: dimensions, quality and bytes. \
-        Nothing is written.
+        GPS, progressive or interlaced) and runs prepare in memory to report the exact output: \
+        dimensions, quality and bytes, and at most how much memory decoding it takes (the estimate \
+        serve admits renders by). Nothing is written.
 
         EXAMPLES:
           market-images inspect IMG_0001.HEIC
@@ -31,6 +32,8 @@ struct Inspect: ParsableCommand {
         var file: String
         var header: ImageHeader?
         var plan: [String]?
+        /// At most this many bytes held while it is decoded and fitted (`DecodeCost`).
+        var decodeMemory: Int?
         var output: Output?
         /// Bytes at each quality, on the pixels of the result (with --curve).
         var curve: [String: Int]?
@@ -67,6 +70,8 @@ struct Inspect: ParsableCommand {
             let header = try ImageHeader.read(file: file)
             finding.header = header
             finding.plan = preparer.options.steps(for: header)
+            finding.decodeMemory = DecodeCost.bytes(header: header, box: preparer.options.renderSpec.decodeBox(
+                uprightWidth: header.uprightWidth, uprightHeight: header.uprightHeight))
             let decoded = try preparer.decode(file: file)
             let encoded = try preparer.encode(decoded, stem: URL(fileURLWithPath: file).deletingPathExtension().lastPathComponent)
             if curve {
@@ -89,6 +94,7 @@ struct Inspect: ParsableCommand {
             lines.append("  colour:      \(header.interpretation)\(header.iccProfile.map { ", profile \"\($0)\"" } ?? ", no profile")")
             lines.append("  metadata:    \(header.metadata.isEmpty ? "none" : header.metadata.names.joined(separator: ", "))\(header.metadata.gps ? "  ← GPS location!" : "")")
             lines.append("  prepare:     \(finding.plan?.joined(separator: "; ") ?? "")")
+            if let memory = finding.decodeMemory { lines.append("  memory:      at most \(max(1, memory >> 20)) MB to decode and fit") }
         }
         if let output = finding.output {
             let quality = output.quality.map { " at Q\($0)" } ?? ""
