@@ -87,7 +87,7 @@ final class ImageProcessorTests: FolderTestCase {
                 return try await group.reduce(into: []) { $0.append($1) }
             }
         }
-        await flight.waitUntil(20, waitingFor: "same")
+        try await flight.waitUntil(20, waitingFor: "same")
         await gate.open()
         let answered = try await results.value
         XCTAssertEqual(answered, Array(repeating: 42, count: 20))
@@ -104,9 +104,9 @@ final class ImageProcessorTests: FolderTestCase {
         let flight = SingleFlight<Int>()
         let gate = Gate()
         let leaving = Task { try await flight.run("k") { await gate.wait(); return 1 } }
-        await flight.waitUntil(1, waitingFor: "k")
+        try await flight.waitUntil(1, waitingFor: "k")
         let staying = Task { try await flight.run("k") { 2 } }
-        await flight.waitUntil(2, waitingFor: "k")
+        try await flight.waitUntil(2, waitingFor: "k")
         leaving.cancel()
         do {
             _ = try await leaving.value
@@ -123,7 +123,7 @@ final class ImageProcessorTests: FolderTestCase {
                 return 3
             }
         }
-        await flight.waitUntil(1, waitingFor: "j")
+        try await flight.waitUntil(1, waitingFor: "j")
         alone.cancel()
         _ = try? await alone.value
         await cancelled.wait()    // the work itself was cancelled once nobody waited for it
@@ -131,8 +131,9 @@ final class ImageProcessorTests: FolderTestCase {
 }
 
 private extension SingleFlight {
-    /// Returns once `count` callers wait on `key`: orders the test by the flight's own state.
-    func waitUntil(_ count: Int, waitingFor key: String) async {
-        while waiting(for: key) < count { await Task.yield() }
+    /// Returns once `count` callers wait on `key`: orders the test by the flight's own state, and
+    /// fails with what it waited for after 10 s.
+    func waitUntil(_ count: Int, waitingFor key: String, file: StaticString = #filePath, line: UInt = #line) async throws {
+        try await TestSupport.waitUntil("\(count) callers waiting for \(key)", file: file, line: line) { await self.waiting(for: key) >= count }
     }
 }
