@@ -20,7 +20,7 @@ for ((i = 0; i < 60; i++)); do
 done
 PORT=18190
 
-seconds() { local start=$(date +%s.%N); "$@" >/dev/null 2>&1; echo "$(date +%s.%N) - $start" | bc; }
+seconds() { local start=$(date +%s.%N); "$@" >/dev/null 2>&1; awk -v end="$(date +%s.%N)" -v start="$start" 'BEGIN { print end - start }'; }
 
 misses() {   # misses BIN: a fresh service, every photo at two outputs, 4 requests at a time
     "$1" serve --root "$WORK/photos" --insecure-unsigned --cache "$WORK/cache" --bind 127.0.0.1:$PORT --metrics-bind off 2>/dev/null &
@@ -30,7 +30,7 @@ misses() {   # misses BIN: a fresh service, every photo at two outputs, 4 reques
     for name in $(ls "$WORK/photos"); do
         for output in $OUTPUTS; do echo "http://127.0.0.1:$PORT/insecure/$output/plain/local:///$name"; done
     done | xargs -P 4 -n 1 curl -s -o /dev/null
-    echo "$(date +%s.%N) - $start" | bc
+    awk -v end="$(date +%s.%N)" -v start="$start" 'BEGIN { print end - start }'
     kill $server; wait $server 2>/dev/null || true
     rm -rf "$WORK/cache"
 }
