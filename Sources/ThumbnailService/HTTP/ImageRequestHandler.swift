@@ -102,20 +102,10 @@ struct ImageRequestHandler: Sendable {
         if HTTPAnswer.matches(request.headers[.ifNoneMatch], etag: etag) {
             return (Response(status: .notModified, headers: headers), "revalidated")
         }
-        let bytes = try await source.open()
         let maxPixels = processor.limits.maxPixels
-        let cost = try admissible(bytes, box: (ThumbHash.maxSide, ThumbHash.maxSide))
-        await memory.acquire(cost)
-        let info: SourceInfo
-        do {
-            info = try await pool.run { () throws(ImagePipelineError) in
-                try withExtendedLifetime(bytes.held) { () throws(ImagePipelineError) in try SourceInfo(bytes.image, maxPixels: maxPixels) }
-            }
-        } catch {
-            await memory.release(cost)
-            throw ServiceFailure(error)
+        let info = try await decoding(source, box: { _ in (ThumbHash.maxSide, ThumbHash.maxSide) }) { image throws(ImagePipelineError) in
+            try SourceInfo(image, maxPixels: maxPixels)
         }
-        await memory.release(cost)
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
         let body = (try? encoder.encode(info)) ?? Data()
@@ -149,23 +139,9 @@ struct ImageRequestHandler: Sendable {
         do {
             return try await flight.run(etag) { [self] in
                 let started = ContinuousClock.now
-                // A remote source's bytes are held (in a slot) only while its outputs are rendered.
-                let bytes = try await source.open()
-                // Admitted by what it will hold, from the header: alone, and beside the others.
-                let cost = try admissible(bytes) { spec.decodeBox(uprightWidth: $0.uprightWidth, uprightHeight: $0.uprightHeight) }
-                await memory.acquire(cost)
-                let output: EncodedImage
-                do {
-                    output = try await pool.run { () throws(ImagePipelineError) in
-                        try withExtendedLifetime(bytes.held) { () throws(ImagePipelineError) in
-                            try ImageRenderer(spec: spec).render(bytes.image, maxPixels: maxPixels, draft: draft)
-                        }
-                    }
-                } catch {
-                    await memory.release(cost)
-                    throw error
+                let output = try await decoding(source, box: { spec.decodeBox(uprightWidth: $0.uprightWidth, uprightHeight: $0.uprightHeight) }) {
+                    image throws(ImagePipelineError) in try ImageRenderer(spec: spec).render(image, maxPixels: maxPixels, draft: draft)
                 }
-                await memory.release(cost)
                 metrics.processed(ContinuousClock.now - started)
                 return output
             }
@@ -176,6 +152,26 @@ struct ImageRequestHandler: Sendable {
         } catch {
             throw ServiceFailure(status: .serviceUnavailable, error: "cancelled", detail: "the request went away")
         }
+    }
+
+    /// `work` on the source's bytes, on the pool, once admitted by what a decode into `box` will hold:
+    /// alone (`admissible`), and beside the others (`memory`). A remote source's bytes, and their
+    /// slot, are held only meanwhile.
+    private func decoding<T: Sendable>(_ source: any ResolvedSource, box: (ImageHeader) -> (width: Int, height: Int),
+                                       _ work: @escaping @Sendable (ImageSource) throws(ImagePipelineError) -> T) async throws(ServiceFailure) -> T {
+        let bytes = try await source.open()
+        let cost = try admissible(bytes, box: box)
+        await memory.acquire(cost)
+        let result: Result<T, ImagePipelineError>
+        do {
+            result = .success(try await pool.run { () throws(ImagePipelineError) in
+                try withExtendedLifetime(bytes.held) { () throws(ImagePipelineError) in try work(bytes.image) }
+            })
+        } catch {
+            result = .failure(error)
+        }
+        await memory.release(cost)
+        return try result.mapError(ServiceFailure.init).get()
     }
 
     /// The memory a render of these bytes into `box` will hold, by its header, when it is within
@@ -194,10 +190,6 @@ struct ImageRequestHandler: Sendable {
                                     + "would take about \(cost >> 20) MB; the limit is \(limits.maxRenderMemory >> 20) MB")
         }
         return cost
-    }
-
-    private func admissible(_ bytes: SourceBytes, box: (width: Int, height: Int)) throws(ServiceFailure) -> Int {
-        try admissible(bytes, box: { _ in box })
     }
 
     private func image(_ data: Data, format: OutputFormat, headers: inout HTTPFields, method: HTTPRequest.Method) -> Response {

@@ -28,6 +28,6 @@ actor MemoryBudget {
         }
     }
 
-    /// Renders waiting for memory now, for metrics and tests.
+    /// Renders waiting for memory now (the tests order events by it).
     var queued: Int { waiting.count }
 }
