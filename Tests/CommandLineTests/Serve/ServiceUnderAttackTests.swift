@@ -214,6 +214,8 @@ final class ServiceUnderAttackTests: FolderTestCase {
 
         service = try start(["--cache", cache])
         _ = try await service.get(request)
+        // The access-log line reaches the test through a pipe, after the answer may have.
+        try await waitUntil("the request's access-log line") { [service] in service.logLines(containing: " ms cache=").count == 1 }
         XCTAssertEqual(service.logLines(containing: "cache=hit").count, 1, "the restarted service found its cache")
         service.terminate()
         service.waitForExit()
@@ -225,6 +227,7 @@ final class ServiceUnderAttackTests: FolderTestCase {
             service = try start(["--cache", cache])
             let again = try await service.get(request)
             XCTAssertEqual(again.body, original.body, "regenerated, not served damaged")
+            try await waitUntil("the request's access-log line") { [service] in service.logLines(containing: " ms cache=").count == 1 }
             XCTAssertEqual(service.logLines(containing: "cache=miss").count, 1)
             service.terminate()
             service.waitForExit()
