@@ -13,6 +13,9 @@ public struct PublishRun {
     public let photos: PhotoCache
     public var allowRecreate = false
     public var resendPending = false
+    /// Listings the seller names as a folder's (`--adopt FOLDER=ID`), by folder name: recorded as
+    /// registered before planning, whatever the record said.
+    public var adoptions: [String: Int] = [:]
     public var deleteOrphans = false
     /// List photos that break the shape rules (`PhotoShape`: too small, beyond 3:1) instead of blocking.
     public var allowOddShapes = false
@@ -76,13 +79,18 @@ public struct PublishRun {
             return [.failed(name, .blocked, productID: ledger.entries[key]?.productID, describe(error))]
         }
         var steps: [PublishStep] = []
-        if let entry = ledger.entries[key], entry.state == .pending {
-            switch await adopt(key: key, name: name, entry: entry, current: snapshot.fields) {
+        if let id = adoptions[name] {
+            let step = await adopt(id: id, name: name, current: snapshot)
+            guard step.result == .done else { return [step] }
+            steps.append(step)
+        } else if let entry = ledger.entries[key], entry.state == .pending {
+            switch await adopt(name: name, entry: entry, current: snapshot) {
             case .adopted(let step):
                 steps.append(step)
             case .nothingFound where resendPending:
                 return [PublishStep(folder: name, action: entry.replaces == nil ? .register : .recreate, productID: entry.replaces,
-                                    detail: "no listing matches the unanswered register: sending it again",
+                                    detail: "looked again and no listing matches the unanswered register: sending it again "
+                                        + "(if that one is listed after all, the product will be listed twice)",
                                     payload: .init(snapshot: snapshot, images: images))]
             case .nothingFound(let step), .unresolved(let step):
                 return [step]
@@ -124,43 +132,80 @@ public struct PublishRun {
         case unresolved(PublishStep)
     }
 
-    /// Looks an unanswered register up on the server and records the listing it created when exactly
-    /// one matches. Otherwise the entry stays pending: registering again could list it twice.
-    private mutating func adopt(key: String, name: String, entry: PublishLedger.Entry, current: ProductDraft) async -> Adoption {
-        let fields = entry.sent?.fields ?? current
+    /// Looks an unanswered register up on the server and records the listing it created when one
+    /// matches what was sent. Otherwise the entry stays pending: registering again could list it twice.
+    private mutating func adopt(name: String, entry: PublishLedger.Entry, current: ListingSnapshot) async -> Adoption {
+        let sent = entry.sent ?? current
         let sentAt = ISO8601DateFormatter().string(from: entry.at)
         guard !dryRun else {
             return .unresolved(PublishStep(folder: name, action: .pending,
                                            detail: "a register sent at \(sentAt) was never answered: a real run looks it up on the server first"))
         }
         let vendorID = ledger.entries(on: server).lazy.compactMap(\.entry.vendorID).first
-        let matcher = ListingMatcher(fields: fields, sentAt: entry.at, vendorID: vendorID, excluded: ledger.knownIDs(on: server))
-        let matches: [ProductResponse]
+        let matcher = ListingMatcher(sent: sent, dialect: dialect, sentAt: entry.at, vendorID: vendorID, excluded: ledger.knownIDs(on: server))
+        let result: ListingMatcher.Result
         do {
-            matches = matcher.matches(try await client.listings(named: fields.name))
+            let listed = try await client.listings(named: sent.fields.name)
+            result = matcher.match(listed.products, serverClockOffset: listed.serverClockOffset)
         } catch {
             return .unresolved(.failed(name, .pending, "a register sent at \(sentAt) was never answered, and looking it up failed: \(describe(error))"))
         }
-        switch matches.count {
-        case 1:
-            let listing = matches[0]
-            ledger.entries[key] = .init(state: .registered, productID: listing.id, at: Date(), sent: entry.sent,
-                                        vendorID: listing.vendorID, replaces: entry.replaces)
+        if let listing = result.chosen {
             do {
-                try ledger.save(to: productsFolder)
+                try record(name, listing: listing, sent: entry.sent, replaces: entry.replaces)
             } catch {
                 return .unresolved(.failed(name, .adopt, productID: listing.id, describe(error)))
             }
             return .adopted(PublishStep(folder: name, action: .adopt, productID: listing.id,
                                         detail: "the unanswered register of \(sentAt) had listed it: recorded", result: .done))
-        case 0:
-            return .nothingFound(.failed(name, .pending, "no listing on the server matches the register sent at \(sentAt), which was never "
-                                         + "answered; if it is not listed after a minute, rerun with --resend-pending"))
-        default:
-            let ids = matches.map { String($0.id) }.joined(separator: ", ")
-            return .unresolved(.failed(name, .pending, "\(matches.count) listings (\(ids)) match the register sent at \(sentAt), which "
-                                       + "was never answered; delete the extra ones (market-images delete ID), then rerun"))
         }
+        let unanswered = "the register sent at \(sentAt) was never answered"
+        if result.matches.isEmpty {
+            let misses = result.nearMisses.map { miss in
+                "product \(miss.listing.id) has the name but not the same " + miss.differences.map { "\($0.field) (sent \($0.from), listed \($0.to))" }.joined(separator: ", ")
+            }
+            return .nothingFound(.failed(name, .pending, "no listing on the server matches what \(unanswered) carried"
+                                         + misses.map { "; " + $0 }.joined() + "; if the product is listed, record it with --adopt \(name)=ID; "
+                                         + "if it is not listed after a minute, --resend-pending registers it again (twice, if the first one is listed after all)"))
+        }
+        let ids = result.matches.map { String($0.id) }.joined(separator: ", ")
+        return .unresolved(.failed(name, .pending, "\(result.matches.count) listings (\(ids)) match what \(unanswered) carried; "
+                                   + "record the right one with --adopt \(name)=ID, or delete the extra ones (market-images delete ID) and rerun"))
+    }
+
+    /// Records a listing the seller names for `folder` (`--adopt FOLDER=ID`): its fields as the server
+    /// shows them, so the next step edits whatever differs, and the folder's photos as its photos
+    /// (the server's cannot be compared with them).
+    private mutating func adopt(id: Int, name: String, current: ListingSnapshot) async -> PublishStep {
+        if let other = ledger.entries(on: server).first(where: { $0.folder != name && [$0.entry.productID, $0.entry.replaces].contains(id) }) {
+            return .failed(name, .adopt, productID: id, "product \(id) is already recorded for \(other.folder)")
+        }
+        guard !dryRun else { return PublishStep(folder: name, action: .adopt, productID: id, detail: "a real run records product \(id) for this folder") }
+        do {
+            let listing = try await client.product(id: id)
+            if let ours = ledger.entries(on: server).lazy.compactMap(\.entry.vendorID).first, let theirs = listing.vendorID, ours != theirs {
+                return .failed(name, .adopt, productID: id, "product \(id) belongs to vendor \(theirs), not to this account's vendor \(ours)")
+            }
+            var fields = current.fields
+            fields.name = listing.name
+            fields.description = listing.description ?? fields.description
+            fields.price = listing.price ?? fields.price
+            fields.currency = listing.currency.flatMap(Currency.init(rawValue:)) ?? fields.currency
+            fields.stock = listing.stock ?? fields.stock
+            fields.salePrice = listing.price == nil ? fields.salePrice : dialect.salePrice(of: listing)
+            try record(name, listing: listing, sent: ListingSnapshot(fields: fields, images: current.images), replaces: nil)
+            let photos = listing.images.isEmpty || listing.images.count == current.images.count ? ""
+                : "; it has \(NumberText.count(listing.images.count, "photo")), the folder \(current.images.count): publish cannot compare photos, so check them"
+            return PublishStep(folder: name, action: .adopt, productID: id, detail: "recorded by hand as this folder's listing" + photos, result: .done)
+        } catch {
+            return .failed(name, .adopt, productID: id, describe(error))
+        }
+    }
+
+    private mutating func record(_ name: String, listing: ProductResponse, sent: ListingSnapshot?, replaces: Int?) throws {
+        ledger.entries[PublishLedger.key(server: server, folder: name)] = .init(state: .registered, productID: listing.id, at: Date(), sent: sent,
+                                                                                  vendorID: listing.vendorID, replaces: replaces)
+        try ledger.save(to: productsFolder)
     }
 
     // MARK: Applying

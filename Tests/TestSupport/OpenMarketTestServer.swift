@@ -64,6 +64,9 @@ public actor OpenMarketTestServer {
     /// Where the uploaded images are served, as the real servers' image hosts serve them: on this
     /// server's own port, under `/images/{product id}/`.
     private var imageHost = ""
+    /// How far this server's clock is ahead of ours, and how it writes `created_at`.
+    private var clockOffset: TimeInterval = 0
+    private var createdAtText: @Sendable (Date) -> String = ServerClock.text
 
     public init(dialect: Dialect) throws {
         self.dialect = dialect
@@ -90,6 +93,13 @@ public actor OpenMarketTestServer {
     }
 
     public func arm(_ fault: Fault) { faults.append(fault) }
+
+    /// Sets this server's clock `offset` seconds ahead of ours (its `Date` header and `created_at`
+    /// follow it) and how it writes `created_at`: a server in another zone, or one that writes a
+    /// fixed date.
+    public func setClock(offset: TimeInterval, createdAt: @escaping @Sendable (Date) -> String) {
+        (clockOffset, createdAtText) = (offset, createdAt)
+    }
 
     public var lastRequest: Received? { received.last }
     public var requestCount: Int { received.count }
@@ -236,7 +246,7 @@ public actor OpenMarketTestServer {
             "stock": Int(product.fields["stock"] ?? "") ?? 0,
             "images": product.images.indices.map { "\(imageHost)/\(product.id)/\($0).jpg" },
             "thumbnails": product.images.indices.map { "\(imageHost)/\(product.id)/thumb-\($0).jpg" },
-            "registration_date": product.created.timeIntervalSince1970,
+            "registration_date": product.created.addingTimeInterval(clockOffset).timeIntervalSince1970,
         ]
         if let discounted = product.fields["discounted_price"] { object["discounted_price"] = Double(discounted) ?? 0 }
         return object
@@ -329,7 +339,7 @@ public actor OpenMarketTestServer {
             "description": product.fields["description"] ?? "",
             "thumbnail": "\(imageHost)/\(product.id)/thumb.jpg", "currency": product.fields["currency"] ?? "",
             "price": Double(product.fields["price"] ?? "") ?? 0, "bargain_price": (Double(product.fields["price"] ?? "") ?? 0) - (Double(product.fields["discounted_price"] ?? "") ?? 0),
-            "stock": Double(product.fields["stock"] ?? "") ?? 0, "created_at": ServerClock.text(product.created),
+            "stock": Double(product.fields["stock"] ?? "") ?? 0, "created_at": createdAtText(product.created.addingTimeInterval(clockOffset)),
             "issued_at": "2022-01-18T00:00:00.00",
             "images": product.images.indices.map {
                 ["id": product.id * 10 + $0, "url": "\(imageHost)/\(product.id)/\($0).jpg",
@@ -409,7 +419,9 @@ public actor OpenMarketTestServer {
 
     private func json(_ object: [String: Any]) -> FlyingFox.HTTPResponse {
         let data = (try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys])) ?? Data()
-        return FlyingFox.HTTPResponse(statusCode: .ok, headers: FlyingFox.HTTPHeaders([.contentType: "application/json"]), body: data)
+        return FlyingFox.HTTPResponse(statusCode: .ok, headers: FlyingFox.HTTPHeaders([.contentType: "application/json",
+                                                                                       .date: HTTPDate.format(Date().addingTimeInterval(clockOffset))]),
+                                      body: data)
     }
 
     private func error(_ status: Int, _ message: String) -> FlyingFox.HTTPResponse {

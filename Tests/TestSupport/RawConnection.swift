@@ -21,8 +21,12 @@ public final class RawConnection: @unchecked Sendable {
     /// False once the other side has closed the connection.
     @discardableResult
     public func send(_ text: String) -> Bool {
-        let bytes = Array(text.utf8)
-        return bytes.withUnsafeBytes { socketSend(descriptor, $0.baseAddress, $0.count) } == bytes.count
+        sendBytes(ArraySlice(text.utf8))
+    }
+
+    /// False once the other side has closed the connection.
+    public func sendBytes(_ bytes: ArraySlice<UInt8>) -> Bool {
+        bytes.withUnsafeBytes { socketSend(descriptor, $0.baseAddress, $0.count) } == bytes.count
     }
 
     /// Up to `limit` bytes, waiting at most `timeout` seconds for the first; empty when the other side

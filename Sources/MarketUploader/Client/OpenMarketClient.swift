@@ -30,35 +30,41 @@ public struct OpenMarketClient: Sendable {
 
     public func register(_ draft: ProductDraft, images: [UploadImage], credentials: Credentials) async throws(OpenMarketError) -> ProductResponse {
         let request = try requests.register(draft, images: images, credentials: credentials)
-        return try product(in: try await send(request, idempotent: false, credentials: credentials), credentials: credentials)
+        return try product(in: try await send(request, idempotent: false, credentials: credentials).body, credentials: credentials)
     }
 
     public func edit(id: Int, _ change: ProductChange, images: [UploadImage] = [], credentials: Credentials) async throws(OpenMarketError) -> ProductResponse {
         let request = try requests.edit(id: id, change, images: images, credentials: credentials)
         // Setting the same fields twice has the same effect, but G1's multipart PATCH replaces images:
         // resend only when the request certainly never arrived.
-        return try product(in: try await send(request, idempotent: false, credentials: credentials), credentials: credentials)
+        return try product(in: try await send(request, idempotent: false, credentials: credentials).body, credentials: credentials)
     }
 
     public func product(id: Int) async throws(OpenMarketError) -> ProductResponse {
-        try decode(try await send(requests.product(id: id), idempotent: true, credentials: nil))
+        try decode(try await send(requests.product(id: id), idempotent: true, credentials: nil).body)
     }
 
+    /// A page of the product list, with how far the server's clock is from ours (its `Date` header).
     public func products(page: Int, itemsPerPage: Int = 20, search: String? = nil) async throws(OpenMarketError) -> ProductPage {
-        try decode(try await send(requests.products(page: page, itemsPerPage: itemsPerPage, search: search), idempotent: true, credentials: nil))
+        let response = try await send(requests.products(page: page, itemsPerPage: itemsPerPage, search: search), idempotent: true, credentials: nil)
+        var page: ProductPage = try decode(response.body)
+        page.serverClockOffset = response.headers["date"].flatMap(HTTPDate.parse).map { $0.timeIntervalSinceNow }
+        return page
     }
 
     /// Listings that may be named `name`, newest pages first: G3 searches by name; G1 and G2 cannot,
-    /// so up to `pages` pages are read. Filter them with a `ListingMatcher`.
-    public func listings(named name: String, pages: Int = 10, itemsPerPage: Int = 100) async throws(OpenMarketError) -> [ProductResponse] {
-        var found: [ProductResponse] = []
-        for page in 1...max(1, pages) {
-            let result = try await products(page: page, itemsPerPage: itemsPerPage, search: name)
-            found += result.products
+    /// so up to `pages` pages are read. Filter them with a `ListingMatcher`. The answer is one page
+    /// holding them all.
+    public func listings(named name: String, pages: Int = 10, itemsPerPage: Int = 100) async throws(OpenMarketError) -> ProductPage {
+        var found = try await products(page: 1, itemsPerPage: itemsPerPage, search: name)
+        var last = found
+        for page in 1..<max(1, pages) {
             // G1 pages say nothing about a next one: an empty page ends the list.
-            let more = requests.dialect == .items ? !result.products.isEmpty : result.hasNext
-            if !more { break }
+            guard requests.dialect == .items ? !last.products.isEmpty : last.hasNext else { break }
+            last = try await products(page: page + 1, itemsPerPage: itemsPerPage, search: name)
+            found.products += last.products
         }
+        found.hasNext = false
         return found
     }
 
@@ -68,19 +74,19 @@ public struct OpenMarketClient: Sendable {
             return
         }
         let answer = try await send(try requests.deletionLookup(id: id, credentials: credentials), idempotent: false, credentials: credentials)
-        let deletion = try requests.deletion(id: id, lookupAnswer: String(decoding: answer, as: UTF8.self), credentials: credentials)
+        let deletion = try requests.deletion(id: id, lookupAnswer: String(decoding: answer.body, as: UTF8.self), credentials: credentials)
         _ = try await send(deletion, idempotent: false, credentials: credentials)
     }
 
     /// Sends, retrying only what is safe, and turns non-2xx answers into typed errors.
-    func send(_ request: OpenMarketRequest, idempotent: Bool, credentials: Credentials?) async throws(OpenMarketError) -> Data {
+    func send(_ request: OpenMarketRequest, idempotent: Bool, credentials: Credentials?) async throws(OpenMarketError) -> HTTPResponse {
         var attempt = 0
         while true {
             let retryable: Bool
             let failure: OpenMarketError
             do {
                 let response = try await exchange(request, followsRedirects: idempotent && credentials == nil)
-                if (200..<300).contains(response.status) { return response.body }
+                if (200..<300).contains(response.status) { return response }
                 if (300..<400).contains(response.status) {
                     throw OpenMarketError.redirected(status: response.status, from: request.url.absoluteString,
                                                      to: ServerText.printable(response.headers["location"] ?? "nowhere"))

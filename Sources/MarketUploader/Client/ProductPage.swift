@@ -9,6 +9,8 @@ public struct ProductPage: Sendable, Equatable, Decodable {
     public var totalCount: Int?
     public var hasNext: Bool
     public var products: [ProductResponse]
+    /// How far the server's clock was ahead of ours when it answered (from its `Date` header).
+    public var serverClockOffset: TimeInterval?
 
     private struct Key: CodingKey {
         var stringValue: String

@@ -19,8 +19,10 @@ struct Publish: AsyncParsableCommand {
         deletes them, after asking on a terminal (--yes for scripts).
 
         A register that was sent but never answered (a crash, a dropped connection) is looked up on \
-        the server by name, price and creation time, and adopted when exactly one listing matches; \
-        nothing is ever registered twice. --dry-run prints the plan and sends nothing at all.
+        the server by what it carried (name, prices, stock, description, vendor, photo count) and \
+        adopted when one listing matches; it is never sent again unless you pass --resend-pending \
+        after it was looked up and not found. A listing you can see on the server is recorded for a \
+        folder with --adopt FOLDER=ID. --dry-run prints the plan and sends nothing at all.
 
         Exit status: 0 when the server matches the folders, 1 when a step failed, was blocked or is \
         still pending.
@@ -29,6 +31,7 @@ struct Publish: AsyncParsableCommand {
           market-images publish products/ --dry-run
           market-images publish products/
           market-images publish products/ --recreate --delete-orphans --yes
+          market-images publish products/ --adopt mug=1234
         """
     )
 
@@ -44,8 +47,12 @@ struct Publish: AsyncParsableCommand {
     @Flag(help: "Delete without asking (for scripts).")
     var yes = false
 
-    @Flag(help: "Register again a product whose unanswered register is not found on the server.")
+    @Flag(help: "Register again a product whose unanswered register was looked up and not found (lists it twice if it is listed later).")
     var resendPending = false
+
+    @Option(name: .customLong("adopt"), help: ArgumentHelp("Record listing ID as product folder FOLDER's (repeatable): the next steps edit what differs.",
+                                                             valueName: "FOLDER=ID"))
+    var adoptions: [FolderListing] = []
 
     @Flag(help: "List photos that break the shape rules (too small, or beyond 3:1) instead of blocking their product.")
     var allowSmall = false
@@ -66,6 +73,11 @@ struct Publish: AsyncParsableCommand {
                                  credentials: try connection.credentials, photos: photos.photoCache)
         run.allowRecreate = recreate
         run.resendPending = resendPending
+        let names = Set(folders.map { ($0 as NSString).lastPathComponent })
+        for adoption in adoptions where !names.contains(adoption.folder) {
+            throw ValidationError("--adopt \(adoption.folder)=\(adoption.id): \(products) has no product folder \(adoption.folder)")
+        }
+        run.adoptions = Dictionary(adoptions.map { ($0.folder, $0.id) }, uniquingKeysWith: { $1 })
         run.deleteOrphans = deleteOrphans
         run.allowOddShapes = allowSmall
         run.dryRun = connection.dryRun
@@ -109,5 +121,17 @@ struct Publish: AsyncParsableCommand {
         if yes { return true }
         let ids = steps.filter { $0.action == .deleteOrphan }.compactMap(\.productID).map(String.init)
         return Confirmation.ask("Delete \(count(ids.count, "listing")) whose folder is gone (\(ids.joined(separator: ", ")))?") ?? false
+    }
+}
+
+/// `FOLDER=ID`: a product folder's name and the listing the seller says is its.
+struct FolderListing: ExpressibleByArgument {
+    var folder: String
+    var id: Int
+
+    init?(argument: String) {
+        guard let equals = argument.lastIndex(of: "="), let id = Int(argument[argument.index(after: equals)...]), id > 0,
+              case let folder = String(argument[..<equals]).trimmingCharacters(in: CharacterSet(charactersIn: "/")), !folder.isEmpty else { return nil }
+        (self.folder, self.id) = (folder, id)
     }
 }
