@@ -153,10 +153,10 @@ struct Serve: AsyncParsableCommand {
     @Option(help: "Address and port of GET /metrics (Prometheus), apart from the public port; off for none (default: \(defaults.metricsBind.map(String.init(describing:)) ?? "off")).")
     var metricsBind: String?
 
-    /// The flags over the environment over the `--config` file, as the service's configuration. Read in
-    /// `run`, not `validate`: the file is read asynchronously, and a wrong value is a usage error either way.
-    private func serviceConfiguration() async throws -> ServiceConfiguration {
-        let from = try await SettingSources.load(config: config)
+    /// The flags over the environment over the `--config` file, as the service's configuration. A wrong
+    /// value anywhere is a usage error.
+    private func serviceConfiguration() throws -> ServiceConfiguration {
+        let from = try SettingSources.load(config: config)
         var configuration = Self.defaults
         configuration.root = try from.value(root, "root")
         configuration.allowedSources = from.list(allowedSources, "allow-source")
@@ -221,6 +221,7 @@ struct Serve: AsyncParsableCommand {
         for name in from.unknownNames() {
             Terminal.standardError.warning("\(name) is not a setting of serve and is ignored (see market-images serve --help)")
         }
+        for line in from.ignoredLines { Terminal.standardError.warning(line) }
         return configuration
     }
 
@@ -230,7 +231,7 @@ struct Serve: AsyncParsableCommand {
     }
 
     func run() async throws {
-        let configuration = try await serviceConfiguration()
+        let configuration = try serviceConfiguration()
         LoggingSystem.bootstrap { StreamLogHandler.standardError(label: $0) }
         var logger = Logger(label: "market-images")
         logger.logLevel = .info

@@ -1,17 +1,18 @@
 import ArgumentParser
 import Configuration
 import Foundation
-import SystemPackage
 
 /// Where a setting comes from, first found wins: its flag, then `MARKET_IMAGES_<FLAG>` in the environment,
 /// then the same name in the `--config` file, then the default. Operators compare the service with imgproxy,
 /// which is configured entirely by environment variables, and systemd units, containers and Kubernetes
-/// pass those most easily; the file uses the same names, in systemd's `EnvironmentFile` format, so one
-/// file serves both. Every value is read as the flag's text and parsed by the flag's own parser, so a
+/// pass those most easily; the file uses the same names, read by systemd's `EnvironmentFile` rules
+/// (`EnvironmentFile`), so one file serves both. Every value is read as the flag's text and parsed by the flag's own parser, so a
 /// setting means the same wherever it comes from, and a bad one is named as the operator wrote it.
 final class SettingSources {
     private let reader: ConfigReader
-    private let file: String?
+    private let file: (path: String, contents: EnvironmentFile)?
+    /// The variables given in the environment (an empty one counts as unset).
+    private let environmentNames: Set<String>
     /// How each setting read so far was given: `--flag` or the variable, for naming it in errors.
     private var origins: [String: String] = [:]
     /// Every variable asked for, given or not, so that a misspelt one can be named.
@@ -22,38 +23,38 @@ final class SettingSources {
     /// The key and the salt are marked secret, so swift-configuration's access log redacts them.
     private static let secrets: SecretsSpecifier<String, String> = .specific([variable("key"), variable("salt")])
 
-    private init(providers: [any ConfigProvider], file: String?) {
+    private init(file: (path: String, contents: EnvironmentFile)?) {
+        // An empty variable counts as unset, so `MARKET_IMAGES_KEY=` cannot hide the file's key behind nothing.
+        let environment = ProcessInfo.processInfo.environment.filter { !$0.value.isEmpty }
+        environmentNames = Set(environment.keys)
+        var providers: [any ConfigProvider] = [EnvironmentVariablesProvider(environmentVariables: environment, secretsSpecifier: Self.secrets)]
+        if let file { providers.append(EnvironmentVariablesProvider(environmentVariables: file.contents.values, secretsSpecifier: Self.secrets)) }
         reader = ConfigReader(providers: providers)
         self.file = file
     }
 
     /// The process's environment alone.
-    static func environment() -> SettingSources {
-        SettingSources(providers: [processEnvironment()], file: nil)
-    }
+    static func environment() -> SettingSources { SettingSources(file: nil) }
 
-    /// An empty variable counts as unset, so `MARKET_IMAGES_KEY=` cannot hide the file's key behind nothing.
-    private static func processEnvironment() -> EnvironmentVariablesProvider {
-        EnvironmentVariablesProvider(environmentVariables: ProcessInfo.processInfo.environment.filter { !$0.value.isEmpty },
-                                     secretsSpecifier: secrets)
-    }
-
-    /// The process's environment, then the `--config` file (or `$MARKET_IMAGES_CONFIG`) when given:
-    /// `NAME=value` lines, `#` comments, no quotes.
-    static func load(config flag: String?) async throws -> SettingSources {
+    /// The process's environment, then the `--config` file (or `$MARKET_IMAGES_CONFIG`) when given,
+    /// read as systemd reads an `EnvironmentFile`.
+    static func load(config flag: String?) throws -> SettingSources {
         let environment = environment()
-        guard let file = try environment.value(flag, "config") else { return environment }
-        let fileProvider: EnvironmentVariablesProvider
+        guard let path = try environment.value(flag, "config") else { return environment }
+        let text: String
         do {
-            fileProvider = try await EnvironmentVariablesProvider(environmentFilePath: FilePath(file), secretsSpecifier: secrets)
+            text = try String(contentsOfFile: path, encoding: .utf8)
         } catch {
-            throw ValidationError("cannot read \(environment.origin(of: "config")) \(Terminal.display(file)): "
-                + "give a file of MARKET_IMAGES_NAME=value lines")
+            throw ValidationError("cannot read \(environment.origin(of: "config")) \(Terminal.display(path)): "
+                + "give a file of MARKET_IMAGES_NAME=value lines, as systemd's EnvironmentFile takes them")
         }
-        let sources = SettingSources(providers: [processEnvironment(), fileProvider], file: file)
+        let sources = SettingSources(file: (path, try EnvironmentFile(parsing: text, path: Terminal.display(path))))
         sources.asked.insert(variable("config"))
         return sources
     }
+
+    /// Lines of the `--config` file that set nothing, each with why: a warning at start.
+    var ignoredLines: [String] { file?.contents.ignored ?? [] }
 
     /// `max-source-bytes` → `MARKET_IMAGES_MAX_SOURCE_BYTES`.
     static func variable(_ flag: String) -> String {
@@ -101,20 +102,17 @@ final class SettingSources {
     /// `MARKET_IMAGES_*` names in the environment or the file that no setting read: a misspelling
     /// (`MARKET_IMAGES_CAHCE`) would otherwise be ignored without a word. Call after every setting is read.
     func unknownNames() -> [String] {
-        var given = ProcessInfo.processInfo.environment.keys.filter { $0.hasPrefix("MARKET_IMAGES_") }
-        if let file, let text = try? String(contentsOfFile: file, encoding: .utf8) {
-            given += text.split(whereSeparator: \.isNewline).compactMap { line in
-                line.split(separator: "=", maxSplits: 1).first.map { $0.trimmingCharacters(in: .whitespaces) }
-            }.filter { $0.hasPrefix("MARKET_IMAGES_") }
-        }
-        return Set(given).subtracting(asked).subtracting(Self.readElsewhere).sorted()
+        let given = environmentNames.union(file?.contents.values.keys ?? [:].keys).filter { $0.hasPrefix("MARKET_IMAGES_") }
+        return given.subtracting(asked).subtracting(Self.readElsewhere).sorted()
     }
 
     /// How a setting was given, to name it in an error: `--cache`, or `MARKET_IMAGES_CACHE`.
     func origin(of name: String) -> String { origins[name] ?? "--" + name }
 
-    /// The flag's value when it was given, noted as where the setting came from.
+    /// The flag's value when it was given, noted as where the setting came from. The variable is
+    /// asked for all the same: a flag overriding it does not make it unknown.
     private func given<Value>(_ flag: Value?, _ name: String) -> Value? {
+        asked.insert(Self.variable(name))
         if flag != nil { origins[name] = "--" + name }
         return flag
     }
@@ -131,8 +129,11 @@ final class SettingSources {
         return text
     }
 
+    /// `$MARKET_IMAGES_CACHE`, or `MARKET_IMAGES_CACHE (serve.env line 4)`: where the value was read.
     private func described(_ name: String) -> String {
-        Self.variable(name) + (file.map { " (environment or \(Terminal.display($0)))" } ?? "")
+        let variable = Self.variable(name)
+        guard !environmentNames.contains(variable), let file, let line = file.contents.line(of: variable) else { return "$" + variable }
+        return "\(variable) (\(Terminal.display(file.path)) line \(line))"
     }
 
     private static func expected<Value>(_ type: Value.Type) -> String {

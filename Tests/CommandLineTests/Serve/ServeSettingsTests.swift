@@ -57,6 +57,43 @@ final class ServeSettingsTests: FolderTestCase {
         let own = try await fromFlags.get(ownSize, headers: ["Accept": "image/jpeg"])
         XCTAssertEqual(own.status, 200, "--no-only-presets over MARKET_IMAGES_ONLY_PRESETS=true")
         XCTAssertEqual(own.header("Cache-Control"), "public, max-age=120, immutable", "--max-age over both")
+        for overridden in ["MARKET_IMAGES_MAX_AGE", "MARKET_IMAGES_ONLY_PRESETS"] {
+            XCTAssertFalse(fromFlags.logText.contains("\(overridden) is not a setting"), "a flag over a variable does not make it unknown: \(fromFlags.logText)")
+        }
+        XCTAssertTrue(fromFlags.logText.contains("MARKET_IMAGES_CAHCE is not a setting"), fromFlags.logText)
+    }
+
+    /// The file is read by systemd's rules: quotes, escapes, continued lines, `;` comments, CRLF and
+    /// spaces around `=`. What systemd would ignore is named: `export` stops the service with the line,
+    /// a name that is not a variable's is a warning.
+    func testTheFileIsReadAsSystemdReadsIt() async throws {
+        let file = root + "/serve.env"
+        let text = [
+            "; a comment, as systemd allows",
+            "MARKET_IMAGES_ROOT=\"\(input)\"",
+            "MARKET_IMAGES_MAX_AGE = '45'\r",
+            "MARKET_IMAGES_PRESET=tile=rs:fill:100:100,\\",
+            "wide=rs:fit:300:100   ",
+            "",
+            "MARKET_IMAGES_INSECURE_UNSIGNED=tr\\ue",
+            "NOT A NAME=1",
+        ].joined(separator: "\n") + "\n"
+        try text.write(toFile: file, atomically: true, encoding: .utf8)
+        let service = try startService(["--config", file], environment: ["MARKET_IMAGES_KEY": ""])
+        let answer = try await service.get("/insecure/pr:tile/plain/local:///sku-1/IMG_1.jpg", headers: ["Accept": "image/jpeg"])
+        XCTAssertEqual(answer.status, 200, service.logText)
+        XCTAssertEqual(answer.header("Cache-Control"), "public, max-age=45, immutable", "the quoted value")
+        let header = try ImageHeader.read(.data(answer.body))
+        XCTAssertEqual([header.width, header.height], [100, 100], "the continued preset line")
+        let wide = try await service.get("/insecure/pr:wide/plain/local:///sku-1/IMG_1.jpg", headers: ["Accept": "image/jpeg"])
+        XCTAssertEqual(wide.status, 200, "the continuation's second half, its trailing spaces dropped: \(service.logText)")
+        XCTAssertTrue(service.logText.contains("line 8: NOT A NAME is not a variable name"), service.logText)
+
+        try "MARKET_IMAGES_ROOT=\(input)\nexport MARKET_IMAGES_QUALITY=70\n".write(toFile: file, atomically: true, encoding: .utf8)
+        let exported = try CommandLineTool.run(["serve", "--config", file, "--insecure-unsigned"], environment: ["MARKET_IMAGES_KEY": ""], timeLimit: 20)
+        XCTAssertEqual(exported.status, 2, exported.stderr)
+        XCTAssertTrue(exported.stderr.contains("\(file) line 2: systemd's EnvironmentFile does not read \"export\"; write MARKET_IMAGES_QUALITY=… without it"),
+                      exported.stderr)
     }
 
     /// Every option of `serve` is read from its variable: a bad value in each is one error that names the
@@ -148,7 +185,12 @@ final class ServeSettingsTests: FolderTestCase {
         let fromFile = try CommandLineTool.run(["serve", "--root", input, "--insecure-unsigned", "--config", file],
                                                environment: ["MARKET_IMAGES_KEY": ""], timeLimit: 20)
         XCTAssertEqual(fromFile.status, 2)
-        XCTAssertTrue(fromFile.stderr.contains("Error: MARKET_IMAGES_QUALITY (environment or \(file)): takes 1 to 100"), fromFile.stderr)
+        XCTAssertTrue(fromFile.stderr.contains("Error: MARKET_IMAGES_QUALITY (\(file) line 1): takes 1 to 100"), fromFile.stderr)
+
+        let fromEnvironment = try CommandLineTool.run(["serve", "--root", input, "--insecure-unsigned", "--config", file],
+                                                      environment: ["MARKET_IMAGES_KEY": "", "MARKET_IMAGES_QUALITY": "0"], timeLimit: 20)
+        XCTAssertEqual(fromEnvironment.status, 2)
+        XCTAssertTrue(fromEnvironment.stderr.contains("Error: $MARKET_IMAGES_QUALITY: takes 1 to 100"), fromEnvironment.stderr)
 
         let fromFlag = try CommandLineTool.run(["serve", "--root", input, "--insecure-unsigned", "--config", file, "--quality", "0"],
                                                environment: ["MARKET_IMAGES_KEY": "", "MARKET_IMAGES_QUALITY": "70"], timeLimit: 20)
