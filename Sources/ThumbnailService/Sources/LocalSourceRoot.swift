@@ -38,14 +38,20 @@ public struct LocalSourceRoot: Sendable {
     /// The file `source` names inside the root, opened, or nil. `source` is the decoded URL from the
     /// request path, e.g. `local:///sku-1/IMG_1.jpg`.
     public func file(named source: String) -> File? {
-        guard source.hasPrefix(Self.scheme) else { return nil }
-        let relative = source.dropFirst(Self.scheme.count)
-        guard relative.hasPrefix("/"), !relative.contains("\0"),
-              !relative.split(separator: "/").contains(where: { $0 == ".." || $0 == "." }) else { return nil }
-        guard let real = FileStatus.realPath(path + relative), real.hasPrefix(path + "/"),
+        guard let relative = Self.relativePath(source), let real = FileStatus.realPath(path + relative), real.hasPrefix(path + "/"),
               let file = root.open(beneath: real.dropFirst(path.count + 1).split(separator: "/")) else { return nil }
         return File(name: Self.scheme + "/" + real.dropFirst(path.count + 1), file: file, fingerprint: SourceFingerprint.identity(of: file),
                     modified: file.modified)
+    }
+
+    /// `/sku-1/IMG_1.jpg` for `local:///sku-1/IMG_1.jpg`; nil for what can never name a file under a
+    /// root (no `/` after the scheme, NUL, `.` or `..` segments).
+    static func relativePath(_ source: String) -> Substring? {
+        guard source.hasPrefix(scheme) else { return nil }
+        let relative = source.dropFirst(scheme.count)
+        guard relative.hasPrefix("/"), relative.count > 1, !relative.contains("\0"),
+              !relative.split(separator: "/").contains(where: { $0 == ".." || $0 == "." }) else { return nil }
+        return relative
     }
 }
 

@@ -14,16 +14,23 @@ struct URLCommand: ParsableCommand {
         checked before the URL is printed. The key and salt are hex, from $MARKET_IMAGES_KEY and \
         $MARKET_IMAGES_SALT or --key-file (two lines: key, then salt); they are never printed.
 
+        With - as the source, standard input is read: the JSON that `list --json` or `show --json` \
+        prints (one URL per product image, in order), or one source per line. A line that cannot be a \
+        source (local:///PATH or an http(s) URL) is named on stderr and the exit status is 1. --info \
+        prints the service's /info URL (the source's size and format as JSON) instead.
+
         EXAMPLES:
           market-images url local:///sku-123/IMG_0001.jpg pr:list dpr:3
           market-images url local:///sku-123/IMG_0001.jpg rs:fit:512:512 q:80 \\
               --format webp --base https://img.example.com
+          market-images list --json | market-images url - pr:list dpr:3
           market-images url - pr:list dpr:3 < image-urls.txt
           market-images url local:///sku-123/IMG_0001.jpg pr:list --root photos/
+          market-images url --info https://image-host.example/1/0.jpg
         """
     )
 
-    @Argument(help: "The source: local:///path under the service's --root, or an http(s) URL; - reads one per line from standard input.")
+    @Argument(help: "The source: local:///path under the service's --root, or an http(s) URL; - reads list/show --json output or one per line from standard input.")
     var source: String
 
     @Argument(help: "Processing options, e.g. pr:list dpr:3.")
@@ -38,6 +45,9 @@ struct URLCommand: ParsableCommand {
     @Flag(help: "Put the source in the URL as plain text instead of base64url.")
     var plain = false
 
+    @Flag(help: "Print the /info URL: the source's width, height and format as JSON.")
+    var info = false
+
     @Option(help: ArgumentHelp("The service's --root: each local:/// source gets cb:<digest of the file>, so a replaced photo gets a new URL.",
                                valueName: "folder"))
     var root: String?
@@ -48,6 +58,7 @@ struct URLCommand: ParsableCommand {
 
     func validate() throws {
         // The options are checked once; sources read from standard input are checked one by one.
+        if source != "-", let problem = SourceName.problem(with: source) { throw ValidationError("\(Terminal.display(source)): \(problem)") }
         do { try check(source == "-" ? "local:///x.jpg" : source) } catch { throw ValidationError(error.description) }
         if let base, URL(string: base)?.host == nil { throw ValidationError("--base must be a URL, e.g. https://img.example.com") }
     }
@@ -63,11 +74,18 @@ struct URLCommand: ParsableCommand {
         }
         var prefix = base ?? ""
         while prefix.hasSuffix("/") { prefix.removeLast() }
-        let sources = source == "-" ? Self.standardInputLines() : [source]
+        let sources = source == "-" ? try Self.standardInputSources() : [(source, "")]
         var failed = 0
-        for (number, source) in sources.enumerated() where !source.isEmpty {
-            do { try check(source) } catch {
-                Terminal.standardError.error("line \(number + 1): \(Terminal.display(source)): \(error.description)")
+        for (source, place) in sources {
+            let problem: String?
+            do {
+                try check(source)
+                problem = SourceName.problem(with: source)
+            } catch {
+                problem = error.description
+            }
+            if let problem {
+                Terminal.standardError.error("\(place)\(Terminal.display(source)): \(problem)")
                 failed += 1
                 continue
             }
@@ -76,7 +94,7 @@ struct URLCommand: ParsableCommand {
                 let relative = String(source.dropFirst("local:///".count))
                 let file = (root as NSString).appendingPathComponent(relative.removingPercentEncoding ?? relative)
                 guard let data = FileManager.default.contents(atPath: file) else {
-                    Terminal.standardError.error("line \(number + 1): \(Terminal.display(file)): cannot be read for its cb; check --root")
+                    Terminal.standardError.error("\(place)\(Terminal.display(file)): cannot be read for its cb; check --root")
                     failed += 1
                     continue
                 }
@@ -84,15 +102,32 @@ struct URLCommand: ParsableCommand {
             }
             let path = signer?.signedPath(options: options, source: source, format: format, encoding: encoding)
                 ?? "/insecure" + ThumbnailURLSigner.path(options: options, source: source, format: format, encoding: encoding)
-            Terminal.standardOutput.write(prefix + path + "\n")
+            Terminal.standardOutput.write(prefix + (info ? "/info" : "") + path + "\n")
         }
         if failed > 0 { throw ExitCode.failure }
     }
 
-    private static func standardInputLines() -> [String] {
-        var lines: [String] = []
-        while let line = readLine() { lines.append(line.trimmingCharacters(in: .whitespaces)) }
-        return lines
+    /// Each source on standard input and where it was, for naming a bad one ("line 3: ", "product
+    /// 12 image 2: "): the image URLs of `list --json` or `show --json` output, or one source per line.
+    private static func standardInputSources() throws -> [(String, String)] {
+        let data = FileHandle.standardInput.readDataToEndOfFile()
+        let text = String(decoding: data, as: UTF8.self)
+        guard let first = text.first(where: { !$0.isWhitespace }), first == "{" || first == "[" else {
+            return text.split(separator: "\n", omittingEmptySubsequences: false).enumerated().compactMap { number, line in
+                let source = line.trimmingCharacters(in: .whitespacesAndNewlines)
+                return source.isEmpty ? nil : (source, "line \(number + 1): ")
+            }
+        }
+        struct Page: Decodable { var products: [ProductResponse] }
+        let decoder = JSONDecoder()
+        guard let products = (try? decoder.decode(Page.self, from: data).products) ?? (try? decoder.decode(ProductResponse.self, from: data)).map({ [$0] })
+                ?? (try? decoder.decode([ProductResponse].self, from: data)) else {
+            Terminal.standardError.error("standard input is JSON, but not what `list --json` or `show --json` prints")
+            throw ExitCode.failure
+        }
+        return products.flatMap { product in
+            product.images.enumerated().map { ($1.url, "product \(product.id) image \($0 + 1): ") }
+        }
     }
 
     private func signer() throws -> ThumbnailURLSigner? {
