@@ -18,7 +18,10 @@ final class PreviewCatalogue: @unchecked Sendable {
         var folder: String
         var name: String { (folder as NSString).lastPathComponent }
         var fields: ProductChange?
+        /// What blocks publishing, but for failed photos (shown with the photos).
         var problems: [String] = []
+        /// What is worth a look: files not read, subfolders, a deep sale.
+        var warnings: [String] = []
         var prepared: PreparedPhotos?
         var publish: PublishState?
     }
@@ -59,28 +62,11 @@ final class PreviewCatalogue: @unchecked Sendable {
     }
 
     private func load(_ folder: String, ledger: Result<PublishLedger, any Error>?) -> Product {
-        var product = Product(folder: folder)
-        let file = ProductFile.read(in: folder)
-        product.fields = file.fields
-        if let problem = file.problem { product.problems.append(configuration.describe(problem)) }
-        if product.fields == nil, product.problems.isEmpty {
-            product.problems.append("no \(ProductFile.fileName): publish needs a name, description, price and stock")
-        }
-        var draft: ProductDraft?
-        if product.fields != nil, file.problem == nil {
-            do {
-                draft = try ProductFile.draft(file: product.fields, folder: folder, overrides: ProductChange())
-            } catch {
-                product.problems.append(configuration.describe(error))
-            }
-        }
-        if let draft { product.problems += draft.problems(for: dialect ?? .openmarket) + draft.warnings }
-        do {
-            product.prepared = try configuration.photoCache.prepare([folder], jobs: ProcessInfo.processInfo.activeProcessorCount)
-        } catch {
-            product.problems.append(configuration.describe(error))
-        }
-        if let draft, let prepared = product.prepared, prepared.report.failed.isEmpty {
+        let check = ProductCheck(folder: folder, photos: configuration.photoCache, dialect: dialect ?? .openmarket,
+                                 describe: configuration.describe)
+        var product = Product(folder: folder, fields: check.fields, problems: check.fieldProblems + check.shapeProblems + check.photoProblems,
+                              warnings: check.warnings, prepared: check.prepared)
+        if let draft = check.draft, let prepared = check.prepared, prepared.report.failed.isEmpty {
             product.publish = ledger.flatMap { publishState(folder: folder, draft: draft, prepared: prepared, ledger: $0) }
         }
         return product

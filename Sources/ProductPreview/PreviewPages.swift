@@ -49,7 +49,7 @@ struct PreviewPages: Sendable {
         let failures = (prepared?.report.failed ?? []).map {
             PreviewViews.Failure(file: ($0.source as NSString).lastPathComponent, reason: message($0))
         }
-        let problems = product.problems + (prepared?.warnings(of: product.folder) ?? [])
+        let problems = product.problems + product.warnings
         let page = PreviewViews.ProductPage(
             title: "\(product.fields?.name ?? product.name) · \(title)", folder: product.name, name: product.fields?.name ?? product.name,
             pricing: pricing(product.fields), description: product.fields?.description,
@@ -76,7 +76,7 @@ struct PreviewPages: Sendable {
     /// Everything a seller should fix, each once: the fields, the folder and each photo's warnings (the
     /// run's warnings include every photo's), and each failed photo.
     private func problems(of product: PreviewCatalogue.Product) -> [String] {
-        product.problems + (product.prepared?.warnings(of: product.folder) ?? []) + (product.prepared?.report.failed.map(message) ?? [])
+        product.problems + product.warnings + (product.prepared?.report.failed.map(message) ?? [])
     }
 
     private func pricing(_ fields: ProductChange?) -> PreviewViews.Pricing {

@@ -7,7 +7,7 @@ import MarketUploader
 /// ignored or reported as a Swift decoding error; and a product's fields are settled here, from the
 /// file and what the caller gives over it.
 public enum ProductFile {
-    public static let fileName = "product.json"
+    public static let fileName = ProductScanner.productFileName
     public static let keys = ["name", "description", "price", "currency", "stock", "sale_price"]
 
     /// Why `discounted_price` is refused rather than read: the servers and sellers mean different

@@ -58,26 +58,17 @@ public struct PublishRun {
     private mutating func plan(folder: String) async throws -> [PublishStep] {
         let name = (folder as NSString).lastPathComponent
         let key = PublishLedger.key(server: server, folder: folder)
-        let snapshot: ListingSnapshot, images: [UploadImage], photoWarnings: [String]
-        do {
-            let draft = try ProductFile.draft(folder: folder, overrides: ProductChange())
-            let prepared = try photos.prepare([folder], onEvent: onPhotoEvent)
-            let shapes = prepared.outputs.flatMap { output in
-                PhotoShape.problems(width: output.width, height: output.height, minEdge: photos.prepareOptions.shrinkFloor)
-                    .map { "\((output.source as NSString).lastPathComponent): \($0)" }
-            }
-            if !shapes.isEmpty && !allowOddShapes {
-                return [PublishStep(folder: name, action: .blocked, productID: ledger.entries[key]?.productID,
-                                    detail: shapes.joined(separator: "; ") + " (--allow-small lists it anyway)")]
-            }
-            // Each photo's shape warnings are among the run's own.
-            photoWarnings = prepared.warnings(of: folder)
-            images = try prepared.uploads()
-            try client.requests.checkRegister(draft, images: images)
-            snapshot = ListingSnapshot(fields: draft, uploads: images)
-        } catch {
-            return [.failed(name, .blocked, productID: ledger.entries[key]?.productID, describe(error))]
+        let check = ProductCheck(folder: folder, photos: photos, dialect: dialect, rules: client.requests.rules, allowOddShapes: allowOddShapes,
+                                 describe: describe, onPhotoEvent: onPhotoEvent)
+        guard check.problems.isEmpty, let draft = check.draft else {
+            let allow = check.shapeProblems.isEmpty ? "" : " (--allow-small lists it anyway)"
+            var step = PublishStep.failed(name, .blocked, productID: ledger.entries[key]?.productID,
+                                          check.problems.joined(separator: "; ") + allow + "; nothing was sent")
+            step.warnings = check.warnings
+            return [step]
         }
+        let images = check.images, photoWarnings = check.warnings
+        let snapshot = ListingSnapshot(fields: draft, uploads: images)
         var steps: [PublishStep] = []
         if let id = adoptions[name] {
             let step = await adopt(id: id, name: name, current: snapshot)

@@ -92,6 +92,28 @@ final class ProductPreviewRoutesTests: FolderTestCase {
         }
     }
 
+    /// A folder with a `product.json` and no photos is a product the page names with what it lacks;
+    /// a folder with several problems lists them all, with its warnings.
+    func testEveryProblemOfAFolderIsListedAndAFolderWithoutPhotosIsShown() async throws {
+        try FileManager.default.createDirectory(atPath: input + "/empty", withIntermediateDirectories: true)
+        try #"{"name":"Empty","description":"No photos yet, just words.","price":1000,"stock":1}"#.write(toFile: input + "/empty/product.json", atomically: true, encoding: .utf8)
+        try #"{"name":"Mu","price":-5}"#.write(toFile: input + "/camera/product.json", atomically: true, encoding: .utf8)
+        try copy("photos/jolla.jpg", to: "camera/relax.jp2")
+        try copy("photos/jolla.jpg", to: "camera/more/IMG_9.jpg")
+        try await withPreview { client, token, _ in
+            let cookie: HTTPFields = [.cookie: "market_images_preview=\(token)"]
+            let index = String(buffer: try await client.execute(uri: "/", method: .get, headers: cookie) { $0 }.body)
+            XCTAssertTrue(index.contains("3 products"), index)
+            let empty = String(buffer: try await client.execute(uri: "/product/empty", method: .get, headers: cookie) { $0 }.body)
+            XCTAssertTrue(empty.contains("no photos: a product needs 1 to 5"), empty)
+            let camera = String(buffer: try await client.execute(uri: "/product/camera", method: .get, headers: cookie) { $0 }.body)
+            for problem in ["a product needs description, stock", "name must be 3–100 characters", "price must be 0 or more",
+                            "relax.jp2: a JPEG 2000 image is not read", "photos in its subfolders (more) are not read"] {
+                XCTAssertTrue(camera.contains(problem), "\(problem):\n\(camera)")
+            }
+        }
+    }
+
     /// `/prepared/` serves the photo cache's files of a product folder and nothing else, whatever
     /// the path spells.
     func testPreparedPhotosComeFromTheCacheOnly() async throws {

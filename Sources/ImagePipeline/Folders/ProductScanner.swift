@@ -11,6 +11,12 @@ public struct ProductScanner: Sendable {
         "jpg", "jpeg", "jpe", "jfif", "png", "webp", "heic", "heif", "hif", "avif", "tif", "tiff", "gif",
     ]
 
+    /// A product's fields, beside its photos (read by `Publishing`'s `ProductFile`).
+    public static let productFileName = "product.json"
+
+    /// Said of an input folder in which no photo was found.
+    public static let noPhotos = "no photos found"
+
     public struct Scan: Sendable {
         public var products: [ProductPhotos]
         /// Inputs that could not be read at all, by the path the user gave.
@@ -19,6 +25,9 @@ public struct ProductScanner: Sendable {
         /// Files that look like photos (by extension or by their first bytes) and links out of their
         /// folder, which are not read, with the reason (each also in `warnings`).
         public var notRead: [(path: String, reason: String)] = []
+        /// Subfolders of a folder of products with a `product.json` and no photos (each also in
+        /// `warnings`): a product whose photos are missing must be named, not skipped.
+        public var foldersWithoutPhotos: [String] = []
 
         public var skipped: [String] { notRead.map(\.path) }
 
@@ -30,11 +39,13 @@ public struct ProductScanner: Sendable {
 
         public var photos: [SourcePhoto] { products.flatMap(\.photos) }
 
-        /// The product folders found inside `root`, leaving out `root` itself: its loose photos are
-        /// no product of a folder of products (`publish`, `preview`).
+        /// The product folders found inside `root`, leaving out `root` itself (its loose photos are
+        /// no product of a folder of products) and taking in those without photos, in natural order
+        /// (`publish`, `preview`: they name what a folder lacks).
         public func productFolders(under root: String) -> [String] {
             let root = URL(fileURLWithPath: root).standardizedFileURL.path
-            return products.compactMap(\.folder).filter { $0 != root }
+            return (products.compactMap(\.folder).filter { $0 != root } + foldersWithoutPhotos)
+                .sorted { inNaturalOrder(($0 as NSString).lastPathComponent, ($1 as NSString).lastPathComponent) }
         }
     }
 
@@ -109,13 +120,17 @@ public struct ProductScanner: Sendable {
                 for folder in products {
                     guard let sub = Self.listing(folder) else { continue }
                     found = found || !sub.photos.isEmpty
+                    if sub.photos.isEmpty && sub.others.contains(where: { ($0 as NSString).lastPathComponent == Self.productFileName }) {
+                        scan.foldersWithoutPhotos.append(folder)
+                        scan.warnings.append("\((input as NSString).appendingPathComponent((folder as NSString).lastPathComponent)): no photos; not a product until it has some")
+                    }
                     addProduct(name: (folder as NSString).lastPathComponent, folder: folder, files: sub.photos, input: input)
                     let shown = (input as NSString).appendingPathComponent((folder as NSString).lastPathComponent)
                     skip(sub.unsupported, shownIn: shown)
                     warnAboutSubfolders(sub.folders, of: shown)
                 }
             }
-            if !found { scan.warnings.append("\(input): no photos found") }
+            if !found { scan.warnings.append("\(input): \(Self.noPhotos)") }
         }
         /// One rule for every command: a product is the photos directly in one folder.
         func warnAboutSubfolders(_ folders: [String], of shown: String) {
@@ -149,10 +164,10 @@ public struct ProductScanner: Sendable {
     /// are, as the reason they are not read), and subfolders, directly inside `folder`, in natural order. A link that resolves outside
     /// `folder` is not followed but listed with its target as unsupported: what a product is, and so
     /// what `publish` uploads, is what the folder holds, for every command alike.
-    private static func listing(_ folder: String) -> (photos: [String], unsupported: [(path: String, reason: String)], folders: [String])? {
+    private static func listing(_ folder: String) -> (photos: [String], unsupported: [(path: String, reason: String)], folders: [String], others: [String])? {
         guard let names = try? FileManager.default.contentsOfDirectory(atPath: folder) else { return nil }
         let realFolder = FileStatus.realPath(folder) ?? folder
-        var photos: [String] = [], unsupported: [(String, String)] = [], folders: [String] = []
+        var photos: [String] = [], unsupported: [(String, String)] = [], folders: [String] = [], others: [String] = []
         for name in names.sorted(by: inNaturalOrder) where !name.hasPrefix(".") {
             let path = (folder as NSString).appendingPathComponent(name)
             var isDirectory: ObjCBool = false
@@ -165,9 +180,11 @@ public struct ProductScanner: Sendable {
                 photos.append(path)
             } else if let kind = UnsupportedPhoto.kind(of: path) {
                 unsupported.append((path, "\(kind) is not read (JPEG, PNG, HEIC/HEIF, WebP, AVIF, TIFF or GIF are); convert it, or move it out of the folder"))
+            } else {
+                others.append(path)
             }
         }
-        return (photos, unsupported, folders)
+        return (photos, unsupported, folders, others)
     }
 
     /// Where `path` leads when it is a link that resolves outside `realFolder`; nil for anything else.

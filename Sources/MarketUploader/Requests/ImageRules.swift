@@ -10,6 +10,18 @@ public struct ImageRules: Sendable, Equatable {
 
     public init() {}
 
+    /// Every rule a product's set of images breaks: their count, and each image's own.
+    public func violations(_ images: [UploadImage]) -> [String] {
+        var problems: [String] = []
+        if !countRange.contains(images.count) {
+            problems.append("\(images.count) images; the server takes \(countRange.lowerBound) to \(countRange.upperBound)")
+        }
+        for image in images {
+            problems += violations(filename: image.filename, byteCount: image.data.count, leadingBytes: image.data.prefix(16))
+        }
+        return problems
+    }
+
     /// Every rule one image breaks, each phrased so the user knows what to change.
     public func violations(filename: String, data: Data) -> [String] {
         violations(filename: filename, byteCount: data.count, leadingBytes: data.prefix(16))

@@ -149,16 +149,7 @@ public struct RequestBuilder: Sendable {
         }
     }
 
-    private func imageProblems(_ images: [UploadImage]) -> [String] {
-        var problems: [String] = []
-        if !rules.countRange.contains(images.count) {
-            problems.append("\(images.count) images; the server takes \(rules.countRange.lowerBound) to \(rules.countRange.upperBound)")
-        }
-        for image in images {
-            problems += rules.violations(filename: image.filename, byteCount: image.data.count, leadingBytes: image.data.prefix(16))
-        }
-        return problems
-    }
+    private func imageProblems(_ images: [UploadImage]) -> [String] { rules.violations(images) }
 
     private func check(_ problems: [String]) throws(OpenMarketError) {
         if !problems.isEmpty { throw .invalid(problems) }

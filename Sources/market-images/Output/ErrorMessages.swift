@@ -64,8 +64,7 @@ extension PublishingError {
     var message: String {
         switch self {
         case .productFile(let path, let problems): problems.map { "\(Terminal.display(path)): \($0)" }.joined(separator: "\n")
-        case .missingFields(let missing, _): description + "; give " + missing.map { "--\($0)" }.joined(separator: ", ")
-        case .photosFailed, .preparationStopped, .mayHaveBeenListed: description
+        case .missingFields, .photosFailed, .preparationStopped, .mayHaveBeenListed: description
         }
     }
 }

@@ -88,6 +88,41 @@ final class ProductFolderRuleTests: CommandLineTestCase {
                        ["DSC_0001.dng", "photo.bak", "relax.jp2"], json.stdout)
     }
 
+    /// A blocked product names every problem at once (fields, rules, a broken photo) and keeps its
+    /// warnings (a file not read, photos in a subfolder) on stderr and in `--json`; a folder with a
+    /// `product.json` and no photos is blocked with what it lacks, not skipped.
+    func testABlockedProductNamesEveryProblemAndKeepsItsWarnings() async throws {
+        _ = try await startServer(.openmarket)
+        let folder = try productFolder("mug", photos: ["photos/DSCN0010.jpg", "photos/jolla.jpg"], json: #"{"name":"Mu","price":-5}"#)
+        try Data("not a photo".utf8).write(to: URL(fileURLWithPath: folder + "/IMG_3.jpg"))
+        try FileManager.default.copyItem(atPath: Fixture.path("photos/jolla.jpg"), toPath: folder + "/relax.jp2")
+        try FileManager.default.createDirectory(atPath: folder + "/more", withIntermediateDirectories: true)
+        try FileManager.default.copyItem(atPath: Fixture.path("photos/jolla.jpg"), toPath: folder + "/more/IMG_9.jpg")
+        try FileManager.default.createDirectory(atPath: products + "/empty", withIntermediateDirectories: true)
+        try #"{"name":"Empty","description":"No photos yet, just words.","price":1000,"stock":1}"#.write(toFile: products + "/empty/product.json", atomically: true, encoding: .utf8)
+
+        let plain = try tool(["publish", products])
+        XCTAssertEqual(plain.status, 1)
+        let problems = ["a product needs description, stock", "name must be 3–100 characters (it has 2)", "price must be 0 or more",
+                        "IMG_3.jpg: not a supported image"]
+        let warnings = ["relax.jp2: a JPEG 2000 image is not read", "photos in its subfolders (more) are not read"]
+        for problem in problems { XCTAssertTrue(plain.stdout.contains(problem), "\(problem): \(plain.stdout)") }
+        XCTAssertFalse(plain.stdout.contains("give --"), "publish has no field flags: \(plain.stdout)")
+        for warning in warnings { XCTAssertTrue(plain.stderr.contains("warning: mug: " + warning), "\(warning): \(plain.stderr)") }
+        XCTAssertTrue(plain.stdout.contains("empty") && plain.stdout.contains("no photos: a product needs 1 to 5"), plain.stdout)
+
+        let json = try tool(["publish", products, "--json"])
+        let steps = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(json.stdout.utf8)) as? [[String: Any]])
+        let mug = try XCTUnwrap(steps.first { $0["folder"] as? String == "mug" })
+        XCTAssertEqual(mug["action"] as? String, "blocked")
+        for problem in problems { XCTAssertTrue((mug["detail"] as? String)?.contains(problem) == true, "\(problem): \(mug)") }
+        let listed = mug["warnings"] as? [String] ?? []
+        for warning in warnings { XCTAssertTrue(listed.contains { $0.hasPrefix(warning) }, "\(warning): \(listed)") }
+        XCTAssertEqual(steps.first { $0["folder"] as? String == "empty" }?["action"] as? String, "blocked")
+        let count = await server.products.count
+        XCTAssertEqual(count, 0)
+    }
+
     /// A postage stamp or a strip blocks its product with the reason (what preview lists to fix);
     /// `--allow-small` lists it anyway.
     func testOddShapesBlockPublishingUnlessAllowed() async throws {
