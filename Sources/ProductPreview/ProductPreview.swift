@@ -16,8 +16,11 @@ public struct ProductPreview: Sendable {
     let pages: PreviewPages
     let thumbnails: ThumbnailService
 
-    /// Builds the pages and the thumbnail service (unsigned, uncached by browsers, the products
-    /// folder as its root, `maxPixels` as `prepare` refuses). Nothing is prepared yet.
+    /// Builds the pages and the thumbnail service: unsigned, uncached by browsers, the products folder
+    /// as its root, and the limits of the photos it shows: whatever `prepare` (and so `publish`)
+    /// takes, not `serve`'s defaults for strangers, so a 25 MB scan that publishes also previews. Its
+    /// outputs are kept on disk beside the photo cache (and in memory), so a page shown again costs
+    /// no decode. Nothing is prepared yet.
     public init(_ configuration: PreviewConfiguration, bind: ServiceAddress, logger: Logger) throws {
         self.configuration = configuration
         catalogue = PreviewCatalogue(configuration)
@@ -31,6 +34,10 @@ public struct ProductPreview: Sendable {
         service.queue = 256
         service.maxAge = 0
         service.limits.maxPixels = configuration.photoCache.prepareOptions.maxPixels
+        service.maxSourceBytes = .max
+        service.limits.maxRenderMemory = max(service.limits.maxRenderMemory, Int(ProcessInfo.processInfo.physicalMemory / 4))
+        service.renderMemory = service.limits.maxRenderMemory
+        service.cacheFolder = configuration.photoCache.root + "/preview-thumbnails"
         thumbnails = try ThumbnailService(service, logger: logger)
     }
 

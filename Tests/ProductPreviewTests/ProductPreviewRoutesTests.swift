@@ -133,6 +133,22 @@ final class ProductPreviewRoutesTests: FolderTestCase {
         }
     }
 
+    /// A source over `serve`'s 20 MB default (a scan `publish` takes) gets its thumbnail, and a
+    /// thumbnail asked again comes from the cache, not from another decode.
+    func testLargeSourcesPreviewAndThumbnailsAreCached() async throws {
+        try NoiseImage.png(width: 3000, height: 3000, to: input + "/camera/IMG_2.png")
+        XCTAssertGreaterThan(try XCTUnwrap(FileManager.default.attributesOfItem(atPath: input + "/camera/IMG_2.png")[.size] as? Int), 20_000_000)
+        try await withPreview { client, token, lines in
+            let cookie: HTTPFields = [.cookie: "market_images_preview=\(token)"]
+            for path in ["IMG_2.png", "IMG_1.jpg", "IMG_1.jpg"] {
+                let answer = try await client.execute(uri: "/insecure/pr:list/plain/local:///camera/\(path)", method: .get, headers: cookie) { $0 }
+                XCTAssertEqual(answer.status, .ok, path)
+            }
+            let logged = lines.all.filter { $0.contains(" ms cache=") }.map { String($0.suffix(from: $0.range(of: "cache=")!.lowerBound)) }
+            XCTAssertEqual(logged, ["cache=miss", "cache=miss", "cache=hit"])
+        }
+    }
+
     /// One access-log line per request: pages, thumbnails and refusals alike, never the token.
     func testEveryRequestHasOneAccessLogLine() async throws {
         try await withPreview { client, token, lines in
