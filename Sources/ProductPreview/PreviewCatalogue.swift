@@ -66,14 +66,13 @@ final class PreviewCatalogue: @unchecked Sendable {
                                  describe: configuration.describe)
         var product = Product(folder: folder, fields: check.fields, problems: check.fieldProblems + check.shapeProblems + check.photoProblems,
                               warnings: check.warnings, prepared: check.prepared)
-        if let draft = check.draft, let prepared = check.prepared, prepared.report.failed.isEmpty {
-            product.publish = ledger.flatMap { publishState(folder: folder, draft: draft, prepared: prepared, ledger: $0) }
-        }
+        product.publish = ledger.flatMap { publishState(folder: folder, check: check, ledger: $0) }
         return product
     }
 
-    private func publishState(folder: String, draft: ProductDraft, prepared: PreparedPhotos,
-                              ledger record: Result<PublishLedger, any Error>) -> PublishState? {
+    /// What publish would do with the folder; a folder with problems is still new, or published as
+    /// its record says.
+    private func publishState(folder: String, check: ProductCheck, ledger record: Result<PublishLedger, any Error>) -> PublishState? {
         guard let server else { return nil }
         let ledger: PublishLedger
         do { ledger = try record.get() } catch { return PublishState(summary: configuration.describe(error), kind: "unknown") }
@@ -82,11 +81,13 @@ final class PreviewCatalogue: @unchecked Sendable {
             return PublishState(summary: "new: not yet published to \(shown)", kind: "new")
         }
         let id = entry.productID.map { "product \($0)" } ?? "a product"
+        guard check.problems.isEmpty, let draft = check.draft else {
+            return PublishState(summary: "published as \(id); fix what is listed before publish can compare", kind: "unknown")
+        }
         // What publish would do, from the same planner publish runs (pending registers are looked up
         // by publish itself, which needs the server).
-        let uploads = (try? prepared.uploads()) ?? []
         let steps = PublishPlanner.steps(folder: (folder as NSString).lastPathComponent, entry: entry,
-                                         snapshot: ListingSnapshot(fields: draft, uploads: uploads), images: uploads,
+                                         snapshot: ListingSnapshot(fields: draft, uploads: check.images), images: check.images,
                                          dialect: dialect ?? .openmarket, allowRecreate: false)
         guard let step = steps.last else { return nil }
         switch step.action {

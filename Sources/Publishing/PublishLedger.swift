@@ -31,6 +31,8 @@ public struct PublishLedger: Codable {
     /// Keyed by "server identity|folder name".
     public var entries: [String: Entry] = [:]
 
+    public init() {}
+
     public static func key(server: URL, folder: String) -> String {
         identity(of: server) + "|" + (folder as NSString).lastPathComponent
     }

@@ -27,10 +27,11 @@ final class ProductPreviewRoutesTests: FolderTestCase {
     }
 
     /// The preview on a live loopback server; `body` gets a client, this run's token and the log.
-    private func withPreview(_ body: @escaping @Sendable (any TestClientProtocol, String, LogLines) async throws -> Void) async throws {
+    private func withPreview(server: URL? = nil, _ body: @escaping @Sendable (any TestClientProtocol, String, LogLines) async throws -> Void) async throws {
         let lines = LogLines()
         let logger = Logger(label: "preview") { _ in lines }
-        var configuration = PreviewConfiguration(productsFolder: input, photoCache: PhotoCache(prepareOptions: PrepareOptions(), root: root + "/cache"))
+        var configuration = PreviewConfiguration(productsFolder: input, photoCache: PhotoCache(prepareOptions: PrepareOptions(), root: root + "/cache"),
+                                                 server: server, dialect: .openmarket)
         configuration.describe = { "described: \($0)" }
         let bind = ServiceAddress(host: "127.0.0.1", port: 0)
         let preview = try ProductPreview(configuration, bind: bind, logger: logger)
@@ -130,6 +131,23 @@ final class ProductPreviewRoutesTests: FolderTestCase {
                 let refused = try await client.execute(uri: path, method: .get, headers: cookie) { $0.status }
                 XCTAssertEqual(refused, .notFound, path)
             }
+        }
+    }
+
+    /// With a publish record, a folder never published shows "new" even with a failed photo, and a
+    /// recorded one with problems says what it is and why publish cannot compare yet.
+    func testPublishStateIsShownForFoldersWithProblems() async throws {
+        let server = URL(string: "https://openmarket.test")!
+        var ledger = PublishLedger()
+        ledger.entries[PublishLedger.key(server: server, folder: "camera")] = .init(state: .registered, productID: 77, at: Date())
+        try ledger.save(to: input)
+        try #"{"name":"Mu"}"#.write(toFile: input + "/camera/product.json", atomically: true, encoding: .utf8)
+        try await withPreview(server: server) { client, token, _ in
+            let cookie: HTTPFields = [.cookie: "market_images_preview=\(token)"]
+            let lamp = String(buffer: try await client.execute(uri: "/product/lamp", method: .get, headers: cookie) { $0 }.body)
+            XCTAssertTrue(lamp.contains("new: not yet published to https://openmarket.test"), lamp)
+            let camera = String(buffer: try await client.execute(uri: "/product/camera", method: .get, headers: cookie) { $0 }.body)
+            XCTAssertTrue(camera.contains("published as product 77; fix what is listed before publish can compare"), camera)
         }
     }
 
