@@ -69,7 +69,17 @@ public struct ProductCheck: Sendable {
         }
         guard photoFailures.isEmpty, !prepared.outputs.isEmpty else { return }
         do {
-            images = try prepared.uploads()
+            // The same photo under two names is one photo: uploaded once, and the seller told.
+            var firstWithBytes: [Data: String] = [:]
+            images = try zip(prepared.uploads(), prepared.outputs).filter { image, output in
+                let name = (output.source as NSString).lastPathComponent
+                guard let first = firstWithBytes[image.data] else {
+                    firstWithBytes[image.data] = name
+                    return true
+                }
+                warnings.append("\(name) is the same photo as \(first); uploaded once")
+                return false
+            }.map(\.0)
             photoProblems += rules.violations(images)
         } catch {
             photoProblems.append(describe(error))

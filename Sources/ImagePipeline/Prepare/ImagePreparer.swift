@@ -37,6 +37,9 @@ public struct ImagePreparer: Sendable {
     public func encode(_ decoded: DecodedImage, stem: String) throws(ImagePipelineError) -> EncodedImage {
         let sized = try renderer.pixels(decoded)
         var warnings = PhotoShape.problems(width: sized.width, height: sized.height, minEdge: options.shrinkFloor)
+        if decoded.source.pages > 1 {
+            warnings.append("has \(decoded.source.pages) frames or pages (an animation, say); only the first is kept, as a still photo")
+        }
         var encodes = 0
         if options.format == .png {
             var lossless = renderer.spec

@@ -11,7 +11,7 @@ final class ProductFolderRuleTests: CommandLineTestCase {
     /// Spares moved into `lamp/unused/` are neither uploaded nor counted, and every command says so.
     func testPhotosInAProductsSubfolderAreNeverUploaded() async throws {
         _ = try await startServer(.openmarket)
-        let folder = try productFolder("lamp", photos: (0..<5).map { _ in "photos/DSCN0010.jpg" })
+        let folder = try productFolder("lamp", photos: (1...5).map { "orientation/Landscape_\($0).jpg" })
         try FileManager.default.createDirectory(atPath: folder + "/unused", withIntermediateDirectories: true)
         for name in ["spare-1.jpg", "spare-2.jpg"] {
             try FileManager.default.copyItem(atPath: Fixture.path("photos/jolla.jpg"), toPath: folder + "/unused/" + name)
@@ -121,6 +121,20 @@ final class ProductFolderRuleTests: CommandLineTestCase {
         XCTAssertEqual(steps.first { $0["folder"] as? String == "empty" }?["action"] as? String, "blocked")
         let count = await server.products.count
         XCTAssertEqual(count, 0)
+    }
+
+    /// The same photo twice under two names is uploaded once, and an animation is named as the still
+    /// it becomes (GIF here; an animated WebP takes the same path).
+    func testADuplicatePhotoIsUploadedOnceAndAnAnimationIsNamed() async throws {
+        _ = try await startServer(.openmarket)
+        _ = try productFolder("mug", photos: ["photos/DSCN0010.jpg", "photos/DSCN0010.jpg", "generated/animated.gif"])
+        let published = try tool(["publish", products])
+        XCTAssertEqual(published.status, 0, published.stdout + published.stderr)
+        XCTAssertTrue(published.stderr.contains("warning: mug: IMG_2.jpg is the same photo as IMG_1.jpg; uploaded once"), published.stderr)
+        XCTAssertTrue(published.stderr.contains("IMG_3.gif: has ") && published.stderr.contains("frames or pages (an animation, say); only the first is kept"),
+                      published.stderr)
+        let stored = await server.products.values.first?.images.count
+        XCTAssertEqual(stored, 2, "IMG_1 and the GIF's first frame")
     }
 
     /// A postage stamp or a strip blocks its product with the reason (what preview lists to fix);
