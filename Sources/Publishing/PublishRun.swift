@@ -150,7 +150,7 @@ public struct PublishRun {
             return .adopted(PublishStep(folder: name, action: .adopt, productID: listing.id,
                                         detail: "the unanswered register of \(sentAt) had listed it: recorded", result: .done))
         }
-        let unanswered = "the register sent at \(sentAt) was never answered"
+        let unanswered = "the register sent at \(sentAt) (never answered)"
         if result.matches.isEmpty {
             let misses = result.nearMisses.map { miss in
                 "product \(miss.listing.id) has the name but not the same " + miss.differences.map { "\($0.field) (sent \($0.from), listed \($0.to))" }.joined(separator: ", ")

@@ -23,7 +23,7 @@ public enum PublishingError: Error, Sendable, Equatable, CustomStringConvertible
         case .productFile(let path, let problems): problems.map { "\(path): \($0)" }.joined(separator: "\n")
         case .missingFields(let names, let file):
             "a product needs \(names.joined(separator: ", "))" + (file.map { ": set \(names.map { "\"\($0)\"" }.joined(separator: ", ")) in \($0)" } ?? "")
-        case .photosFailed(let failures): "\(failures.count) photo(s) could not be prepared (\(failures.joined(separator: "; "))); nothing was sent"
+        case .photosFailed(let failures): "\(NumberText.count(failures.count, "photo")) could not be prepared (\(failures.joined(separator: "; "))); nothing was sent"
         case .preparationStopped(let cause): "\(cause); nothing was sent"
         case .mayHaveBeenListed(let error):
             "\(error.summary); the server may have listed it, so it is pending: the next run looks for the listing before sending anything again"

@@ -35,7 +35,7 @@ final class PublishSyncInProcessTests: UploaderTestCase {
             var second = try publish()
             let plan = try await second.plan(folders: [folder])
             XCTAssertEqual(plan.map(\.action), [.edit], "\(dialect)")
-            XCTAssertEqual(plan.first?.changes, [FieldChange(field: "price", from: "9000", to: "8000")])
+            XCTAssertEqual(plan.first?.changes, [FieldChange(field: "price", from: "₩9,000", to: "₩8,000")])
             let before = await server.requestCount
             let edited = await second.apply(plan[0])
             XCTAssertEqual(edited.result, .done, "\(dialect): \(edited.error ?? "")")

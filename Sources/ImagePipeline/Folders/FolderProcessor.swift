@@ -44,7 +44,7 @@ public struct FolderProcessor: Sendable {
             AtomicFile.removeLeftovers(in: folder)
             if thumbnailFolder != folder { AtomicFile.removeLeftovers(in: thumbnailFolder) }
         }
-        report.thumbnailFolder = thumbnailFolder
+        if job.thumbnails != nil { report.thumbnailFolder = thumbnailFolder }
 
         let records = Records(folder: folder, job: job)
         for failure in report.failed { records.recordInputFailure(failure) }
@@ -97,7 +97,7 @@ public struct FolderProcessor: Sendable {
             let finished = Set(report.written.map(\.source) + report.thumbnailsWritten.map(\.source) + report.failed.map(\.source))
             report.notProcessed = pending.filter { !finished.contains(photos[$0].path) }.count
             report.stopCause = error
-            report.stopped = "\(error.description); \(report.notProcessed) photo(s) not processed"
+            report.stopped = "\(error.description); \(report.notProcessed) of the photos not processed"
         }
         report.elapsedSeconds = Date().timeIntervalSince(started)
         return report

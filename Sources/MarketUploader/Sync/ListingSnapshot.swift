@@ -34,14 +34,14 @@ public struct ListingSnapshot: Sendable, Equatable, Codable {
         if pricesUnknown { try container.encode(true, forKey: .pricesUnknown) }
     }
 
-    /// Every field that differs from what this snapshot sent to `new`, for showing a plan.
+    /// Every field that differs from what this snapshot sent to `new`, for showing a plan; prices in
+    /// their currency, as every screen shows them.
     public func changes(to new: ProductDraft) -> [FieldChange] {
-        let number = NumberText.format
-        let sale = { (draft: ProductDraft) in SalePrice.effective(price: draft.price, salePrice: draft.salePrice).map(number) ?? "none" }
+        let sale = { (draft: ProductDraft) in SalePrice.effective(price: draft.price, salePrice: draft.salePrice).map(draft.currency.format) ?? "none" }
         let pairs: [(String, String, String)] = [
             ("name", fields.name, new.name),
             ("description", fields.description, new.description),
-            ("price", number(fields.price), number(new.price)),
+            ("price", fields.currency.format(fields.price), new.currency.format(new.price)),
             ("currency", fields.currency.rawValue, new.currency.rawValue),
             ("stock", String(fields.stock), String(new.stock)),
             ("sale_price", pricesUnknown ? "unknown" : sale(fields), sale(new)),

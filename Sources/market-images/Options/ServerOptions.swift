@@ -76,7 +76,7 @@ struct ServerOptions: ParsableArguments {
     @Option(help: "A file holding the product's password (mode 600).")
     var passwordFile: String?
 
-    @Flag(help: "Print the exact HTTP requests instead of sending them (secrets redacted).")
+    @Flag(help: "Send nothing: register, edit, attach and delete print the exact HTTP requests (secrets redacted), publish its plan.")
     var dryRun = false
 
     @Flag(help: "Show secrets in --dry-run output.")

@@ -42,7 +42,7 @@ final class PublishSyncTests: CommandLineTestCase {
             XCTAssertEqual(planned.count, 1)
             XCTAssertEqual(planned.first?["action"] as? String, "edit", "\(dialect)")
             XCTAssertEqual(planned.first?["productID"] as? Int, id)
-            XCTAssertEqual(planned.first?["changes"] as? [[String: String]], [["field": "price", "from": "9000", "to": "8000"]])
+            XCTAssertEqual(planned.first?["changes"] as? [[String: String]], [["field": "price", "from": "₩9,000", "to": "₩8,000"]])
             var sent = await server.requestCount
             XCTAssertEqual(sent, sentBefore, "\(dialect): a dry run sends nothing")
 
@@ -182,7 +182,7 @@ final class PublishSyncTests: CommandLineTestCase {
         XCTAssertTrue(adopted.stdout.contains("Plan for http://127.0.0.1:\(baseURL.port ?? 0) ("), "the server as typed, not its record key: \(adopted.stdout)")
         try Self.mug(price: 7000).write(toFile: folder + "/product.json", atomically: true, encoding: .utf8)
         let plan = try steps(try tool(["publish", products, "--dry-run", "--json"]))
-        XCTAssertEqual(plan.first?["changes"] as? [[String: String]], [["field": "price", "from": "9000", "to": "7000"]])
+        XCTAssertEqual(plan.first?["changes"] as? [[String: String]], [["field": "price", "from": "₩9,000", "to": "₩7,000"]])
         let after = await server.requestCount
         XCTAssertEqual(after, sent, "recording an old listing sends nothing")
     }
