@@ -43,7 +43,9 @@ public struct ThumbnailService: Sendable {
                 try SourceCache(folder: folder + "/sources", sizeLimit: configuration.sourceCacheSize, clock: configuration.clock)
             }
             let local = try configuration.root.map { root throws(ImagePipelineError) in
-                try LocalSourceRoot(root, maxBytes: configuration.maxSourceBytes)
+                var local = try LocalSourceRoot(root, maxBytes: configuration.maxSourceBytes)
+                local.metrics = metrics
+                return local
             }
             let origin = OriginClient(prefixes: configuration.allowedSources.compactMap { SourceURL(prefix: $0) },
                                       allowInternal: configuration.allowPrivateSources, maxBytes: configuration.maxSourceBytes,
@@ -74,15 +76,17 @@ public struct ThumbnailService: Sendable {
         let routes = router.group().add(middleware: AccessLog<Context>(metrics: metrics, logger: logger))
         routes.get("/health") { request, _ in HTTPAnswer.text("ok\n", method: request.method) }
         routes.head("/health") { request, _ in HTTPAnswer.text("ok\n", method: request.method) }
-        let handler = self.handler
+        let handler = self.handler, shutdown = ShutdownGrace(grace: configuration.grace)
         for method: HTTPRequest.Method in [.get, .head, .post, .put, .delete, .patch, .options] {
             routes.on("**", method: method) { request, _ -> Response in
-                do throws(ServiceFailure) {
-                    let (response, outcome) = try await handler.respond(to: request)
-                    CacheOutcome.current?.text = outcome
-                    return response
-                } catch {
-                    return error.response
+                await shutdown.answer {
+                    do throws(ServiceFailure) {
+                        let (response, outcome) = try await handler.respond(to: request)
+                        CacheOutcome.current?.text = outcome
+                        return response
+                    } catch {
+                        return error.response
+                    }
                 }
             }
         }

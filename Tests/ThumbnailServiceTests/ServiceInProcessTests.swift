@@ -381,12 +381,17 @@ final class ServiceInProcessTests: FolderTestCase {
         var configuration = configuration()
         configuration.cacheFolder = root + "/cache"
         let list = path(["pr:list"])
+        let size = try XCTUnwrap(FileManager.default.attributesOfItem(atPath: input + "/sku-1/IMG_1.jpg")[.size] as? Int)
         try await withService(configuration) { service, client in
             for _ in 0..<3 { _ = try await client.execute(uri: list, method: .get) { $0.status } }
             let metrics = service.renderMetrics()
             XCTAssertTrue(metrics.contains(#"market_images_cache_total{outcome="miss"} 1"#), metrics)
             XCTAssertTrue(metrics.contains(#"market_images_cache_total{outcome="hit"} 2"#), metrics)
             XCTAssertTrue(metrics.contains(#"market_images_requests_total{status="200"} 3"#), metrics)
+            XCTAssertTrue(metrics.contains(#"market_images_source_bytes_total{kind="local"} \#(size)"#), "read once, for the miss: \(metrics)")
+            for counter in ["market_images_cache_evictions_total", "market_images_connections_shed_total"] {
+                XCTAssertTrue(metrics.contains("# TYPE \(counter) counter\n\(counter) 0"), "\(counter) is a counter: \(metrics)")
+            }
         }
     }
 

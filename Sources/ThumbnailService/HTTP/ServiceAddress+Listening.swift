@@ -32,10 +32,11 @@ extension ServiceAddress {
         try await Self.run([application(responder, idleTimeout: idleTimeout, logger: logger, onListening: onListening)], grace: grace, logger: logger)
     }
 
-    /// Runs listeners together, stopped together on SIGTERM or SIGINT.
+    /// Runs listeners together, stopped together on SIGTERM or SIGINT: `grace` for requests in flight
+    /// (then `ShutdownGrace` answers what is left), and a moment to write those answers.
     static func run(_ services: [any Service], grace: Duration, logger: Logger) async throws {
         var group = ServiceGroupConfiguration(services: services.map { .init(service: $0) }, gracefulShutdownSignals: [.sigterm, .sigint], logger: logger)
-        group.maximumGracefulShutdownDuration = grace
+        group.maximumGracefulShutdownDuration = grace + ShutdownGrace.stopMargin
         try await ServiceGroup(configuration: group).run()
     }
 }

@@ -1,3 +1,4 @@
+import ImagePipeline
 import Prometheus
 
 /// The service's Prometheus metrics: requests by status and in flight, processing time, cache
@@ -8,8 +9,9 @@ struct ServiceMetrics: Sendable {
     private let registry = PrometheusCollectorRegistry()
     private let inFlight: Gauge
     private let processing: DurationHistogram
-    private let sourceBytes: Counter
     private let bytesOut: Counter
+    /// Totals kept by the cache and the connection limiter, as last reported to their counters.
+    private let reported = Locked((evictions: 0, shed: 0))
 
     private static func name(_ metric: String, unit: String = "", _ help: String) -> MetricNameDescriptor {
         MetricNameDescriptor(namespace: "market_images", metricName: metric, unitName: unit, helpText: help)
@@ -20,13 +22,13 @@ struct ServiceMetrics: Sendable {
     private static var sources: MetricNameDescriptor {
         name("sources", unit: "total", "Remote sources by how they were had: fresh, downloaded, revalidated or stale.")
     }
-    /// The gauges read when `/metrics` is scraped, with their help lines.
-    private static let scrapedGauges = [
-        ("queue_depth", "Renders waiting for a worker."),
-        ("cache_evictions", "Outputs evicted from the disk cache since start."),
-        ("connections", "Connections open now."),
-        ("connections_shed", "Connections closed at once because --max-connections were open."),
-    ]
+    private static var sourceBytes: MetricNameDescriptor {
+        name("source_bytes", unit: "total", "Source bytes had: downloaded from origins (kind remote) or read from the root (kind local).")
+    }
+    private static var evictions: MetricNameDescriptor { name("cache_evictions", unit: "total", "Outputs evicted from the disk cache.") }
+    private static var shed: MetricNameDescriptor {
+        name("connections_shed", unit: "total", "Connections closed at once because --max-connections were open.")
+    }
 
     init() {
         inFlight = registry.makeGauge(descriptor: Self.name("requests_in_flight", "Requests being answered now."))
@@ -34,7 +36,6 @@ struct ServiceMetrics: Sendable {
             .milliseconds(5), .milliseconds(10), .milliseconds(25), .milliseconds(50), .milliseconds(100), .milliseconds(250),
             .milliseconds(500), .seconds(1), .seconds(2.5), .seconds(5), .seconds(10),
         ])
-        sourceBytes = registry.makeCounter(descriptor: Self.name("source_bytes", unit: "total", "Bytes downloaded from origins."))
         bytesOut = registry.makeCounter(descriptor: Self.name("bytes_out", unit: "total", "Image bytes sent."))
     }
 
@@ -51,11 +52,17 @@ struct ServiceMetrics: Sendable {
         registry.makeCounter(descriptor: Self.cacheOutcomes, labels: [("outcome", outcome)]).increment()
     }
 
-    /// Values read when `/metrics` is scraped.
+    /// Values read when `/metrics` is scraped: two gauges, and the growth of two totals kept
+    /// elsewhere added to their counters (counters only rise, so rates and resets work).
     func scraped(queueDepth: Int, evictions: Int, connections: Int, shed: Int) {
-        for ((name, help), value) in zip(Self.scrapedGauges, [queueDepth, evictions, connections, shed]) {
-            registry.makeGauge(descriptor: Self.name(name, help)).set(Double(value))
+        registry.makeGauge(descriptor: Self.name("queue_depth", "Renders waiting for a worker.")).set(Double(queueDepth))
+        registry.makeGauge(descriptor: Self.name("connections", "Connections open now.")).set(Double(connections))
+        let growth = reported.withLock { last in
+            defer { last = (max(last.evictions, evictions), max(last.shed, shed)) }
+            return (evictions: max(0, evictions - last.evictions), shed: max(0, shed - last.shed))
         }
+        registry.makeCounter(descriptor: Self.evictions).increment(by: Int64(growth.evictions))
+        registry.makeCounter(descriptor: Self.shed).increment(by: Int64(growth.shed))
     }
 
     /// How a remote source was had: `fresh` (the cached copy, no origin request), `downloaded`,
@@ -64,7 +71,9 @@ struct ServiceMetrics: Sendable {
         registry.makeCounter(descriptor: Self.sources, labels: [("outcome", outcome)]).increment()
     }
 
-    func sourceBytes(_ count: Int) { sourceBytes.increment(by: Int64(count)) }
+    func sourceBytes(_ count: Int, kind: String) {
+        registry.makeCounter(descriptor: Self.sourceBytes, labels: [("kind", kind)]).increment(by: Int64(count))
+    }
 
     func bytesOut(_ count: Int) { bytesOut.increment(by: Int64(count)) }
 

@@ -4,6 +4,7 @@ import ImagePipeline
 /// A file under the served root, opened: its bytes are read from the descriptor that was checked.
 struct LocalSource: ResolvedSource {
     let file: LocalSourceRoot.File
+    let metrics: ServiceMetrics?
 
     var identity: String { file.name }
     var fingerprint: String { file.fingerprint }
@@ -13,7 +14,9 @@ struct LocalSource: ResolvedSource {
         try ImageHeader.read(.opened(file.file)).hasAlpha
     }
 
+    /// Counted as read when opened for a decode: the whole file is read from here.
     func open() async throws(ServiceFailure) -> SourceBytes {
-        SourceBytes(image: .opened(file.file), held: nil)
+        metrics?.sourceBytes(file.file.size, kind: "local")
+        return SourceBytes(image: .opened(file.file), held: nil)
     }
 }

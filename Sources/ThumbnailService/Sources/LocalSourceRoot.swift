@@ -14,6 +14,8 @@ public struct LocalSourceRoot: Sendable {
     /// Larger files are refused (413) before they are read: what one request may hold in memory.
     public let maxBytes: Int
     private let root: OpenFolder
+    /// Where a service counts the bytes read from the root.
+    var metrics: ServiceMetrics?
 
     public init(_ root: String, maxBytes: Int = .max) throws(ImagePipelineError) {
         guard let real = FileStatus.realPath(root) else { throw .sourceUnreadable(errno: ENOENT) }
@@ -63,7 +65,7 @@ extension LocalSourceRoot: SourceKind {
             throw ServiceFailure(status: .notFound, error: "source-not-found", detail: "no such image under the served root")
         }
         guard file.file.size <= maxBytes else { throw ServiceFailure.sourceTooLarge(limit: maxBytes) }
-        return LocalSource(file: file)
+        return LocalSource(file: file, metrics: metrics)
     }
 }
 

@@ -39,7 +39,7 @@ struct RemoteSources: SourceKind {
     func resolve(_ name: String) async throws(ServiceFailure) -> any ResolvedSource {
         let source = try await lookup(name)
         metrics.source(source.outcome.rawValue)
-        if source.outcome == .downloaded { metrics.sourceBytes(source.record.bytes) }
+        if source.outcome == .downloaded { metrics.sourceBytes(source.record.bytes, kind: "remote") }
         return source
     }
 

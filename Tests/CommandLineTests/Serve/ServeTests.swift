@@ -177,6 +177,29 @@ final class ServeTests: FolderTestCase {
         XCTAssertEqual(service.waitForExit(), 0)
     }
 
+    /// SIGTERM with more work in flight than `--grace` allows: every client gets a whole answer, the
+    /// image or a 503 with Retry-After when the grace ends, never a cut connection; the service exits 0.
+    func testWhenTheGraceRunsOutRequestsAreAnswered503() async throws {
+        try copy("photos/iphone_13_pro_max.HEIC", to: "sku-1/IMG_2.HEIC")
+        let service = try start(["--grace", "1", "--workers", "1"])
+        let requests = (0..<4).map { path("sku-1/IMG_2.HEIC", ["rs:fit:2048:2048", "mb:\(200_000 + $0)"]) }
+        let answers = requests.map { request in Task { try await service.get(request, timeout: 30) } }
+        let inFlight = await service.waitUntilInFlight(atLeast: 4)
+        XCTAssertTrue(inFlight)
+        let stopped = Date()
+        service.terminate()
+        var statuses: [Int] = []
+        for answer in answers {
+            let answer = try await answer.value
+            statuses.append(answer.status)
+            if answer.status == 503 { XCTAssertEqual(answer.header("Retry-After"), "1") }
+        }
+        XCTAssertEqual(service.waitForExit(), 0)
+        XCTAssertTrue(statuses.allSatisfy { [200, 503].contains($0) }, "\(statuses)")
+        XCTAssertTrue(statuses.contains(503), "one worker cannot render four in a second: \(statuses)")
+        XCTAssertLessThan(Date().timeIntervalSince(stopped), 1 + 2 + 3, "the grace, the margin to answer, and exiting")
+    }
+
     func testTheServiceRefusesToStartUnsafely() throws {
         for (arguments, environment) in [([] as [String], [:] as [String: String]),
                                          (["--insecure-unsigned", "--bind", "0.0.0.0:0"], [:])] {

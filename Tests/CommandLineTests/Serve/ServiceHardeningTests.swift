@@ -159,7 +159,7 @@ final class ServiceHardeningTests: FolderTestCase {
             metrics.split(separator: "\n").first { $0.hasPrefix(name + " ") }.flatMap { Double($0.split(separator: " ")[1]) }
         }
         XCTAssertLessThanOrEqual(try XCTUnwrap(gauge("market_images_connections")), 512, "half the open-file limit:\n\(metrics)")
-        XCTAssertGreaterThanOrEqual(try XCTUnwrap(gauge("market_images_connections_shed")), 588, metrics)
+        XCTAssertGreaterThanOrEqual(try XCTUnwrap(gauge("market_images_connections_shed_total")), 588, metrics)
         let idle = try await service.get("/health", timeout: 5)
         XCTAssertEqual(idle.status, 200)
         XCTAssertLessThan(service.cpuSeconds - cpuBefore, 1, "no busy loop while at the cap")
