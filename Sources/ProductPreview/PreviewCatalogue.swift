@@ -45,15 +45,30 @@ final class PreviewCatalogue: @unchecked Sendable {
     /// The product folders' paths, in name order.
     var folders: [String] { scan.productFolders(under: productsFolder) }
 
-    /// Every product, prepared as needed, and the folder's scan warnings, from one scan.
+    /// Every product, prepared as needed, and the folder's scan warnings, from one scan. A photo
+    /// that looks like an earlier product's is named on its product.
     func products() -> (products: [Product], warnings: [String]) {
         let scan = self.scan, ledger = self.ledger
-        return (lock.withLock { scan.productFolders(under: productsFolder).map { load($0, ledger: ledger) } }, scan.warnings)
+        return (lock.withLock { loadAll(scan.productFolders(under: productsFolder), ledger: ledger) }, scan.warnings)
     }
 
     func product(named name: String) -> Product? {
         let ledger = self.ledger
-        return lock.withLock { folders.first { ($0 as NSString).lastPathComponent == name }.map { load($0, ledger: ledger) } }
+        return lock.withLock {
+            let folders = self.folders
+            guard let index = folders.firstIndex(where: { ($0 as NSString).lastPathComponent == name }) else { return nil }
+            return loadAll(Array(folders[...index]), ledger: ledger).last
+        }
+    }
+
+    private func loadAll(_ folders: [String], ledger: Result<PublishLedger, any Error>?) -> [Product] {
+        var looksSoFar: [(folder: String, looks: [(name: String, look: PhotoLook)])] = []
+        return folders.map { folder in
+            var (product, check) = load(folder, ledger: ledger)
+            product.warnings += check.lookalikes(among: looksSoFar)
+            looksSoFar.append((product.name, check.looks))
+            return product
+        }
     }
 
     /// The publish record, read once per look; nil when there is no server to compare with.
@@ -61,13 +76,13 @@ final class PreviewCatalogue: @unchecked Sendable {
         server.map { _ in Result { try PublishLedger.load(from: productsFolder) } }
     }
 
-    private func load(_ folder: String, ledger: Result<PublishLedger, any Error>?) -> Product {
+    private func load(_ folder: String, ledger: Result<PublishLedger, any Error>?) -> (Product, ProductCheck) {
         let check = ProductCheck(folder: folder, photos: configuration.photoCache, dialect: dialect ?? .openmarket,
                                  describe: configuration.describe)
         var product = Product(folder: folder, fields: check.fields, problems: check.fieldProblems + check.shapeProblems + check.photoProblems,
                               warnings: check.warnings, prepared: check.prepared)
         product.publish = ledger.flatMap { publishState(folder: folder, check: check, ledger: $0) }
-        return product
+        return (product, check)
     }
 
     /// What publish would do with the folder; a folder with problems is still new, or published as

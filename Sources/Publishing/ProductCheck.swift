@@ -6,6 +6,18 @@ import MarketUploader
 /// everything wrong with them at once, so a seller fixes a folder in one pass instead of one problem
 /// per run. `publish` blocks a folder on its problems and `preview` lists them, from this one check.
 public struct ProductCheck: Sendable {
+    /// What may pass with a warning instead of blocking the folder.
+    public struct Leniency: Sendable {
+        /// Photos too small or too narrow (`PhotoShape`) are warnings (`--allow-small`).
+        public var allowOddShapes = false
+        /// Photos that look blurry, dark or blown out (`PhotoLook`) block the folder (`--strict`).
+        public var strictLooks = false
+
+        public init(allowOddShapes: Bool = false, strictLooks: Bool = false) {
+            (self.allowOddShapes, self.strictLooks) = (allowOddShapes, strictLooks)
+        }
+    }
+
     /// What `product.json` sets well (nil without a usable file).
     public var fields: ProductChange?
     /// The product to send, when every required field is there.
@@ -15,22 +27,29 @@ public struct ProductCheck: Sendable {
     public var fieldProblems: [String] = []
     /// Photos that could not be prepared (each with its reason), or why preparing stopped.
     public var photoFailures: [String] = []
-    /// Photos too small or too narrow to show a product (`PhotoShape`), unless odd shapes are allowed.
+    /// Photos too small or too narrow to show a product, unless odd shapes are allowed.
     public var shapeProblems: [String] = []
+    /// Photos that look blurry, too dark or blown out, with `strictLooks` (otherwise warnings).
+    public var lookProblems: [String] = []
     /// What is wrong with the prepared set for the server: no photos, their count, bytes and types.
     public var photoProblems: [String] = []
-    /// What is allowed but worth a look: photos not read or in subfolders, a deep sale, odd shapes
-    /// when allowed.
+    /// What is allowed but worth a look: photos not read or in subfolders, a deep sale, photos that
+    /// look bad or alike, odd shapes when allowed.
     public var warnings: [String] = []
     /// The prepared photos as upload parts, when nothing blocks.
     public var images: [UploadImage] = []
 
     /// Everything that blocks the folder.
-    public var problems: [String] { fieldProblems + photoFailures + shapeProblems + photoProblems }
+    public var problems: [String] { fieldProblems + photoFailures + shapeProblems + lookProblems + photoProblems }
+
+    /// Each uploaded photo's name and look, for telling near-duplicates across products.
+    public var looks: [(name: String, look: PhotoLook)] {
+        (prepared?.outputs ?? []).compactMap { output in output.look.map { ((output.source as NSString).lastPathComponent, $0) } }
+    }
 
     /// Reads and prepares `folder` (into `photos`' cache) for `dialect`'s server and its image
     /// `rules`. `describe` words errors as the caller does.
-    public init(folder: String, photos: PhotoCache, dialect: Dialect, rules: ImageRules = ImageRules(), allowOddShapes: Bool = false,
+    public init(folder: String, photos: PhotoCache, dialect: Dialect, rules: ImageRules = ImageRules(), leniency: Leniency = Leniency(),
                 jobs: Int = ProcessInfo.processInfo.activeProcessorCount,
                 describe: (any Error) -> String, onPhotoEvent: @escaping @Sendable (FolderEvent) -> Void = { _ in }) {
         let file = ProductFile.read(in: folder)
@@ -47,42 +66,67 @@ public struct ProductCheck: Sendable {
         fieldProblems += draft?.problems(for: dialect) ?? fields?.problems(for: dialect) ?? []
         warnings += draft?.warnings ?? []
         do {
-            prepared = try photos.prepare([folder], jobs: jobs, onEvent: onPhotoEvent)
+            let prepared = try photos.prepare([folder], jobs: jobs, onEvent: onPhotoEvent)
+            self.prepared = prepared
+            check(prepared, folder: folder, minEdge: photos.prepareOptions.shrinkFloor, rules: rules, leniency: leniency, describe: describe)
         } catch {
             photoFailures.append(describe(error))
         }
-        guard let prepared else { return }
+    }
+
+    private mutating func check(_ prepared: PreparedPhotos, folder: String, minEdge: Int, rules: ImageRules, leniency: Leniency,
+                                describe: (any Error) -> String) {
         warnings += prepared.warnings(of: folder)
         if let cause = prepared.report.stopCause { photoFailures.append(cause.description) }
         photoFailures += prepared.report.failed.map { "\(($0.source as NSString).lastPathComponent): \($0.cause?.description ?? $0.error)" }
-        let shapes = prepared.outputs.flatMap { output in
-            PhotoShape.problems(width: output.width, height: output.height, minEdge: photos.prepareOptions.shrinkFloor)
-                .map { "\((output.source as NSString).lastPathComponent): \($0)" }
-        }
-        if !allowOddShapes {
-            shapeProblems = shapes
-            warnings.removeAll { shapes.contains($0) }
-        }
+        let named = { (output: Manifest.Output, problem: String) in "\((output.source as NSString).lastPathComponent): \(problem)" }
+        let shapes = prepared.outputs.flatMap { output in PhotoShape.problems(width: output.width, height: output.height, minEdge: minEdge).map { named(output, $0) } }
+        let looks = prepared.outputs.flatMap { output in (output.look?.problems ?? []).map { named(output, $0) } }
+        // Each blocks when not allowed, and is then not also a warning.
+        if !leniency.allowOddShapes { shapeProblems = shapes }
+        if leniency.strictLooks { lookProblems = looks }
+        warnings.removeAll { shapeProblems.contains($0) || lookProblems.contains($0) }
         if prepared.outputs.isEmpty && photoFailures.isEmpty {
             photoProblems.append("no photos: a product needs 1 to 5 JPEG, PNG, HEIC, WebP, AVIF, GIF or TIFF photos")
             warnings.removeAll { $0 == ProductScanner.noPhotos }
         }
         guard photoFailures.isEmpty, !prepared.outputs.isEmpty else { return }
         do {
-            // The same photo under two names is one photo: uploaded once, and the seller told.
-            var firstWithBytes: [Data: String] = [:]
-            images = try zip(prepared.uploads(), prepared.outputs).filter { image, output in
-                let name = (output.source as NSString).lastPathComponent
-                guard let first = firstWithBytes[image.data] else {
-                    firstWithBytes[image.data] = name
-                    return true
-                }
-                warnings.append("\(name) is the same photo as \(first); uploaded once")
-                return false
-            }.map(\.0)
+            images = try unique(zip(prepared.uploads(), prepared.outputs).map { $0 })
             photoProblems += rules.violations(images)
         } catch {
             photoProblems.append(describe(error))
+        }
+    }
+
+    /// The uploads without repeats: the same photo under two names is uploaded once, and a photo
+    /// that looks like another (a near-duplicate) is named; both said as warnings.
+    private mutating func unique(_ photos: [(UploadImage, Manifest.Output)]) -> [UploadImage] {
+        var kept: [(image: UploadImage, name: String, look: PhotoLook?)] = []
+        for (image, output) in photos {
+            let name = (output.source as NSString).lastPathComponent
+            if let same = kept.first(where: { $0.image.data == image.data }) {
+                warnings.append("\(name) is the same photo as \(same.name); uploaded once")
+                continue
+            }
+            if let look = output.look, let alike = kept.first(where: { $0.look?.resembles(look) ?? false }) {
+                warnings.append("\(name) looks like \(alike.name) (a near-duplicate); is a different view meant?")
+            }
+            kept.append((image, name, output.look))
+        }
+        return kept.map(\.image)
+    }
+
+    /// Warnings for this folder's photos that look like photos of other folders:
+    /// `IMG_2.jpg looks like mug/IMG_1.jpg`.
+    public func lookalikes(among others: [(folder: String, looks: [(name: String, look: PhotoLook)])]) -> [String] {
+        looks.compactMap { mine in
+            for other in others {
+                if let alike = other.looks.first(where: { $0.look.resembles(mine.look) }) {
+                    return "\(mine.name) looks like \(other.folder)/\(alike.name) (a near-duplicate of another product's photo)"
+                }
+            }
+            return nil
         }
     }
 }

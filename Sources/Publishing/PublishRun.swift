@@ -19,6 +19,8 @@ public struct PublishRun {
     public var deleteOrphans = false
     /// List photos that break the shape rules (`PhotoShape`: too small, beyond 3:1) instead of blocking.
     public var allowOddShapes = false
+    /// Block products whose photos look blurry, too dark or blown out (`PhotoLook`) instead of warning.
+    public var strictLooks = false
     /// Plan only: nothing is sent, not even a lookup, and the ledger is not written.
     public var dryRun = false
     /// Each photo prepared while planning (for a progress display).
@@ -26,6 +28,8 @@ public struct PublishRun {
     /// How an error is worded in a step: the caller's words (the command line names its flags).
     public var describe: @Sendable (any Error) -> String = { "\($0)" }
     private(set) var ledger: PublishLedger
+    /// The photos' looks of the folders planned so far, for naming near-duplicates across products.
+    private var looksSoFar: [(folder: String, looks: [(name: String, look: PhotoLook)])] = []
 
     public init(productsFolder: String, server: URL, client: OpenMarketClient, credentials: Credentials, photos: PhotoCache) throws {
         self.productsFolder = productsFolder
@@ -58,16 +62,19 @@ public struct PublishRun {
     private mutating func plan(folder: String) async throws -> [PublishStep] {
         let name = (folder as NSString).lastPathComponent
         let key = PublishLedger.key(server: server, folder: folder)
-        let check = ProductCheck(folder: folder, photos: photos, dialect: dialect, rules: client.requests.rules, allowOddShapes: allowOddShapes,
-                                 describe: describe, onPhotoEvent: onPhotoEvent)
+        let check = ProductCheck(folder: folder, photos: photos, dialect: dialect, rules: client.requests.rules,
+                                 leniency: .init(allowOddShapes: allowOddShapes, strictLooks: strictLooks), describe: describe, onPhotoEvent: onPhotoEvent)
+        let lookalikes = check.lookalikes(among: looksSoFar)
+        looksSoFar.append((name, check.looks))
         guard check.problems.isEmpty, let draft = check.draft else {
-            let allow = check.shapeProblems.isEmpty ? "" : " (--allow-small lists it anyway)"
+            let allow = (check.shapeProblems.isEmpty ? "" : " (--allow-small lists it anyway)")
+                + (check.lookProblems.isEmpty ? "" : " (without --strict, how a photo looks is a warning)")
             var step = PublishStep.failed(name, .blocked, productID: ledger.entries[key]?.productID,
                                           check.problems.joined(separator: "; ") + allow + "; nothing was sent")
-            step.warnings = check.warnings
+            step.warnings = check.warnings + lookalikes
             return [step]
         }
-        let images = check.images, photoWarnings = check.warnings
+        let images = check.images, photoWarnings = check.warnings + lookalikes
         let snapshot = ListingSnapshot(fields: draft, uploads: images)
         var steps: [PublishStep] = []
         if let id = adoptions[name] {

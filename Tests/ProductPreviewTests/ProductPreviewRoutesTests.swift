@@ -134,6 +134,18 @@ final class ProductPreviewRoutesTests: FolderTestCase {
         }
     }
 
+    /// A blurry photo and a photo like another product's are among a product's things to fix.
+    func testPhotosThatLookBadOrAlikeAreListedToFix() async throws {
+        try DegradedPhoto.make(from: "photos/jolla.jpg", to: input + "/lamp/IMG_3.jpg", .blur(sigma: 3))
+        try DegradedPhoto.make(from: "photos/DSCN0010.jpg", to: input + "/lamp/IMG_4.jpg", .copy(scale: 0.4, quality: 60))
+        try await withPreview { client, token, _ in
+            let cookie: HTTPFields = [.cookie: "market_images_preview=\(token)"]
+            let lamp = String(buffer: try await client.execute(uri: "/product/lamp", method: .get, headers: cookie) { $0 }.body)
+            XCTAssertTrue(lamp.contains("IMG_3.jpg: looks blurry"), lamp)
+            XCTAssertTrue(lamp.contains("IMG_4.jpg looks like camera/IMG_1.jpg"), lamp)
+        }
+    }
+
     /// With a publish record, a folder never published shows "new" even with a failed photo, and a
     /// recorded one with problems says what it is and why publish cannot compare yet.
     func testPublishStateIsShownForFoldersWithProblems() async throws {

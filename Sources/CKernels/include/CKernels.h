@@ -15,4 +15,26 @@
 int mi_jpeg_thumbnail(const void *buf, size_t len, int scale, double shrink,
                       int width, int height, int orientation, int to_srgb, void **out);
 
+/// What a photo looks like to a buyer, measured on 8-bit sRGB pixels (`rgba`, 4 bytes a pixel,
+/// `width` × `height`, transparency already flattened): see `mi_photo_look`.
+typedef struct {
+    /// How wide its sharpest edges are, in pixels: the blur a Gaussian of this sigma would give,
+    /// from the ratio of the strongest gradients to the strongest second derivatives (0 for none).
+    double blur_width;
+    /// The 99.5th percentile of the luminance gradient, in levels per pixel: below a few, the photo
+    /// has no edges to judge sharpness by.
+    double edge_strength;
+    /// Luminance (0–255) that 1%, 50% and 99% of pixels are at or below.
+    int shadows, median, highlights;
+    /// Share of pixels with a channel at 251 or more and another at 235 or less (highlights clipped
+    /// into a tint, as overexposure does), and with every channel at 251 or more (white).
+    double tinted_clipping, white;
+    /// 64-bit difference hash: the luminance of 9 × 8 cells, each bit whether a cell is brighter
+    /// than the one to its left, row by row from the most significant bit.
+    unsigned long long hash;
+} mi_photo_look_t;
+
+/// Measures `rgba` into `out`. Returns 0, or -1 for an image under 3 × 3 pixels or out of memory.
+int mi_photo_look(const unsigned char *rgba, int width, int height, mi_photo_look_t *out);
+
 #endif

@@ -171,7 +171,11 @@ public struct DecodedImage: Sendable {
 
     /// The pixels ready for a given encoding: JPEG gets transparent areas flattened onto white.
     func pixels(for format: OutputFormat) throws(ImagePipelineError) -> VipsImageHandle {
-        guard image.hasAlpha, !format.keepsAlpha else { return image }
-        return try image.then { mi_flatten($0, $1, 255, 255) }.materialized()
+        format.keepsAlpha ? image : try flattened().image
+    }
+
+    /// Transparent areas on white, as a JPEG upload shows them.
+    func flattened() throws(ImagePipelineError) -> DecodedImage {
+        image.hasAlpha ? try derived { image throws(ImagePipelineError) in try image.then { mi_flatten($0, $1, 255, 255) } } : self
     }
 }

@@ -14,6 +14,8 @@ public struct EncodedImage: Sendable, Equatable {
     public var warnings: [String]
     /// The source's stem with the right extension, e.g. `IMG_0001.jpg` for `IMG_0001.HEIC`.
     public var suggestedFilename: String
+    /// How the photo looks to a buyer (`prepare` measures it; nil elsewhere).
+    public var look: PhotoLook?
 
     init(data: Data, format: OutputFormat, width: Int, height: Int, quality: Int?, encodes: Int,
          warnings: [String] = [], stem: String = "image") {
@@ -29,9 +31,11 @@ public struct EncodedImage: Sendable, Equatable {
 
     /// This image with what a caller knows beyond the encode: warnings, the source's stem, and the
     /// encodes spent before this one (a PNG that did not fit).
-    func described(warnings: [String], stem: String, encodesBefore: Int = 0) -> EncodedImage {
-        EncodedImage(data: data, format: format, width: width, height: height, quality: quality,
-                     encodes: encodesBefore + encodes, warnings: warnings, stem: stem)
+    func described(warnings: [String], stem: String, encodesBefore: Int = 0, look: PhotoLook? = nil) -> EncodedImage {
+        var image = EncodedImage(data: data, format: format, width: width, height: height, quality: quality,
+                                 encodes: encodesBefore + encodes, warnings: warnings, stem: stem)
+        image.look = look
+        return image
     }
 
     public var mimeType: String { format.mimeType }

@@ -40,18 +40,20 @@ public struct ImagePreparer: Sendable {
         if decoded.source.pages > 1 {
             warnings.append("has \(decoded.source.pages) frames or pages (an animation, say); only the first is kept, as a still photo")
         }
+        let look = try PhotoLook(sized)
+        warnings += look?.problems ?? []
         var encodes = 0
         if options.format == .png {
             var lossless = renderer.spec
             (lossless.format, lossless.maxBytes) = (.png, nil)
             let png = try ImageRenderer(spec: lossless).encode(sized)
             if png.byteCount <= options.maxBytes {
-                return png.described(warnings: warnings, stem: stem)
+                return png.described(warnings: warnings, stem: stem, look: look)
             }
             warnings.append("PNG would be \(png.byteCount) bytes, over \(options.maxBytes); wrote JPEG instead")
             encodes = 1
         }
-        return try renderer.encode(sized).described(warnings: warnings, stem: stem, encodesBefore: encodes)
+        return try renderer.encode(sized).described(warnings: warnings, stem: stem, encodesBefore: encodes, look: look)
     }
 
     /// Bytes at every quality in the range, on exactly the pixels `encoded` was made from: the

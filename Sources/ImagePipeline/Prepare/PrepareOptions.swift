@@ -71,7 +71,7 @@ public struct PrepareOptions: Sendable, Equatable, Codable {
     /// Identifies every setting that changes the output bytes, plus the pipeline's own version, so an
     /// incremental run redoes an image exactly when its result would differ.
     public var fingerprint: String {
-        Fingerprint.hex("prepare-v1|\(maxEdge)|\(maxBytes)|\(minQuality)|\(maxQuality)|\(format.rawValue)|\(shrinkFloor)"
+        Fingerprint.hex("prepare-v2|\(maxEdge)|\(maxBytes)|\(minQuality)|\(maxQuality)|\(format.rawValue)|\(shrinkFloor)"
             + (progressive ? "|progressive" : "") + (trim ? "|trim" : ""))
     }
 

@@ -19,6 +19,8 @@ public struct Manifest: JSONDocument, Sendable, Equatable {
         public var quality: Int?
         public var encodes: Int
         public var warnings: [String]?
+        /// How the photo looks to a buyer: its blur, exposure and near-duplicate hash.
+        public var look: PhotoLook?
     }
 
     /// A source that could not be made into its outputs: `error` says why in a sentence, `kind` is

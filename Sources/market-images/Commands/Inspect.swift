@@ -35,6 +35,9 @@ struct Inspect: ParsableCommand {
         /// At most this many bytes held while it is decoded and fitted (`DecodeCost`).
         var decodeMemory: Int?
         var output: Output?
+        /// How the result looks to a buyer, and what a seller should hear about it.
+        var look: PhotoLook?
+        var warnings: [String]?
         /// Bytes at each quality, on the pixels of the result (with --curve).
         var curve: [String: Int]?
         var error: String?
@@ -79,6 +82,7 @@ struct Inspect: ParsableCommand {
             }
             finding.output = .init(format: encoded.format, width: encoded.width, height: encoded.height,
                                    quality: encoded.quality, bytes: encoded.byteCount, encodes: encoded.encodes)
+            (finding.look, finding.warnings) = (encoded.look, encoded.warnings)
         } catch {
             finding.error = error.message
         }
@@ -100,6 +104,13 @@ struct Inspect: ParsableCommand {
             let quality = output.quality.map { " at Q\($0)" } ?? ""
             lines.append("  result:      \(output.format.rawValue.uppercased()) \(output.width)×\(output.height)\(quality), \(output.bytes) bytes, \(output.encodes) encode\(output.encodes == 1 ? "" : "s")")
         }
+        if let look = finding.look {
+            let sharpness = look.edgeStrength < PhotoLook.Thresholds.minEdgeStrength ? "no edges to judge sharpness by"
+                : String(format: "edges %.2f px wide", look.blurWidth)
+            lines.append("  looks:       \(sharpness); brightest 1% at \(look.highlights), median \(look.median), darkest 1% at \(look.shadows); "
+                + String(format: "%.1f%% highlights clipped", look.clippedHighlights * 100))
+        }
+        for warning in finding.warnings ?? [] { lines.append("  warning:     \(warning)") }
         if let curve = finding.curve {
             let points = curve.compactMap { key, bytes in Int(key).map { ($0, bytes) } }.sorted { $0.0 < $1.0 }
             lines.append("  bytes by Q:  " + points.map { "Q\($0.0) \($0.1)" }.joined(separator: ", "))

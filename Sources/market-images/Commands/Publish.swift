@@ -18,6 +18,9 @@ struct Publish: AsyncParsableCommand {
         is never missing. Listings whose folder is gone are reported as orphaned; --delete-orphans \
         deletes them, after asking on a terminal (--yes for scripts).
 
+        Photos that look blurry, too dark or blown out, and photos that look like another (in the \
+        product or in another product), are warnings; --strict blocks the first kind.
+
         A register that was sent but never answered (a crash, a dropped connection) is looked up on \
         the server by what it carried (name, prices, stock, description, vendor, photo count) and \
         adopted when one listing matches; it is never sent again unless you pass --resend-pending \
@@ -57,6 +60,9 @@ struct Publish: AsyncParsableCommand {
     @Flag(help: "List photos that break the shape rules (too small, or beyond 3:1) instead of blocking their product.")
     var allowSmall = false
 
+    @Flag(help: "Block products whose photos look blurry, too dark or blown out, instead of warning.")
+    var strict = false
+
     @OptionGroup var connection: ServerOptions
     @OptionGroup var photos: UploadPhotos
 
@@ -80,6 +86,7 @@ struct Publish: AsyncParsableCommand {
         run.adoptions = Dictionary(adoptions.map { ($0.folder, $0.id) }, uniquingKeysWith: { $1 })
         run.deleteOrphans = deleteOrphans
         run.allowOddShapes = allowSmall
+        run.strictLooks = strict
         run.dryRun = connection.dryRun
         run.describe = errorText
 

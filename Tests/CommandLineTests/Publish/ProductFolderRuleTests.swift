@@ -137,6 +137,31 @@ final class ProductFolderRuleTests: CommandLineTestCase {
         XCTAssertEqual(stored, 2, "IMG_1 and the GIF's first frame")
     }
 
+    /// A blurry photo is a warning (on stderr and in `--json`) and the product is listed; a photo
+    /// that looks like another product's is named with it; `--strict` blocks the blurry one instead.
+    func testPhotosThatLookBadAreWarnedAndStrictBlocksThem() async throws {
+        _ = try await startServer(.openmarket)
+        let mug = try productFolder("a-mug", photos: ["photos/2569067123_aca715a2ee_o.jpg"])
+        try DegradedPhoto.make(from: "photos/DSCN0010.jpg", to: mug + "/IMG_2.jpg", .blur(sigma: 2))
+        let cup = try productFolder("b-cup", photos: [])
+        try DegradedPhoto.make(from: "photos/2569067123_aca715a2ee_o.jpg", to: cup + "/IMG_1.jpg", .copy(scale: 0.4, quality: 60))
+
+        let strict = try tool(["publish", products, "--strict", "--dry-run", "--json"])
+        XCTAssertEqual(strict.status, 1, strict.stderr)
+        let planned = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(strict.stdout.utf8)) as? [[String: Any]])
+        XCTAssertEqual(planned.first?["action"] as? String, "blocked")
+        XCTAssertTrue((planned.first?["detail"] as? String)?.contains("IMG_2.jpg: looks blurry") == true, "\(planned)")
+
+        let published = try tool(["publish", products, "--json"])
+        XCTAssertEqual(published.status, 0, published.stderr)
+        XCTAssertTrue(published.stderr.contains("warning: a-mug: IMG_2.jpg: looks blurry"), published.stderr)
+        XCTAssertTrue(published.stderr.contains("warning: b-cup: IMG_1.jpg looks like a-mug/IMG_1.jpg"), published.stderr)
+        let steps = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(published.stdout.utf8)) as? [[String: Any]])
+        XCTAssertTrue((steps.first?["warnings"] as? [String])?.contains { $0.hasPrefix("IMG_2.jpg: looks blurry") } == true, "\(steps)")
+        let listed = await server.products.count
+        XCTAssertEqual(listed, 2, "warnings do not block")
+    }
+
     /// A postage stamp or a strip blocks its product with the reason (what preview lists to fix);
     /// `--allow-small` lists it anyway.
     func testOddShapesBlockPublishingUnlessAllowed() async throws {
