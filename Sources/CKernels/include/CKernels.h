@@ -15,11 +15,12 @@
 int mi_jpeg_thumbnail(const void *buf, size_t len, int scale, double shrink,
                       int width, int height, int orientation, int to_srgb, void **out);
 
-/// What a photo looks like to a buyer, measured on 8-bit sRGB pixels (`rgba`, 4 bytes a pixel,
+/// What a photo looks like to a buyer, measured on 8-bit sRGB pixels (`rgb`, 3 bytes a pixel,
 /// `width` × `height`, transparency already flattened): see `mi_photo_look`.
 typedef struct {
-    /// How wide its sharpest edges are, in pixels: the blur a Gaussian of this sigma would give,
-    /// from the ratio of the strongest gradients to the strongest second derivatives (0 for none).
+    /// How wide its sharpest edges are, in pixels at `working_edge` on the long side (a photo no
+    /// larger is judged at its own size): the blur a Gaussian of this sigma would give, from the ratio
+    /// of the strongest gradients to the strongest second derivatives (0 for none).
     double blur_width;
     /// The 99.5th percentile of the luminance gradient, in levels per pixel: below a few, the photo
     /// has no edges to judge sharpness by.
@@ -34,7 +35,9 @@ typedef struct {
     unsigned long long hash;
 } mi_photo_look_t;
 
-/// Measures `rgba` into `out`. Returns 0, or -1 for an image under 3 × 3 pixels or out of memory.
-int mi_photo_look(const unsigned char *rgba, int width, int height, mi_photo_look_t *out);
+/// Measures `rgb` into `out`: the exposure and clipping on every pixel; sharpness and the hash on a
+/// box shrink by the largest whole factor that keeps the long edge at least `working_edge`. Returns
+/// 0, or -1 for an image under 3 × 3 pixels or out of memory.
+int mi_photo_look(const unsigned char *rgb, int width, int height, int working_edge, mi_photo_look_t *out);
 
 #endif

@@ -22,7 +22,8 @@ public struct PhotoLook: Sendable, Codable, Equatable {
     /// 64-bit difference hash, hex.
     public var hash: String
 
-    /// The long edge the measures are taken at: about what a phone's detail page shows.
+    /// The long edge the blur is expressed at: about what a phone's detail page shows. Larger photos
+    /// are measured after a box shrink by a whole factor that keeps them at least this large.
     public static let workingEdge = 1024
 
     /// The one table of when a measure becomes a problem.
@@ -42,11 +43,13 @@ public struct PhotoLook: Sendable, Codable, Equatable {
     /// Measures `image` (upright sRGB; transparency counts as white, as it is uploaded); nil for an
     /// image under 3 px on a side, too small to judge (and already named by `PhotoShape`).
     public init?(_ image: DecodedImage) throws(ImagePipelineError) {
-        let small = try image.fitting(edge: Self.workingEdge).flattened()
-        guard small.width >= 3, small.height >= 3 else { return nil }
-        let rgba = try small.rgbaBytes()
+        guard image.width >= 3, image.height >= 3 else { return nil }
+        let flat = try image.flattened()
         var look = mi_photo_look_t()
-        guard mi_photo_look(rgba, Int32(small.width), Int32(small.height), &look) == 0 else {
+        let measured = try flat.withSRGBBytes(alpha: false) { rgb in
+            mi_photo_look(rgb.baseAddress, Int32(flat.width), Int32(flat.height), Int32(Self.workingEdge), &look)
+        }
+        guard measured == 0 else {
             throw .processingFailed(detail: "the photo's look could not be measured (out of memory)")
         }
         blurWidth = (look.blur_width * 100).rounded() / 100

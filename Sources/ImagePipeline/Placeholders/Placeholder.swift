@@ -17,24 +17,24 @@ extension DecodedImage {
     public func placeholder() throws(ImagePipelineError) -> Placeholder {
         let side = ThumbHash.maxSide
         let small = longEdge > side ? try fitting(box: (side, side), crop: VIPS_INTERESTING_NONE) : self
-        let rgba = try small.rgbaBytes()
+        let rgba = try small.withSRGBBytes(alpha: true) { Array($0) }
         return Placeholder(aspectRatio: Double(width) / Double(height),
                            dominantColour: Self.dominantColour(rgba),
                            thumbHash: Data(ThumbHash.encode(width: small.width, height: small.height, rgba: rgba)).base64EncodedString())
     }
 
-    /// 8-bit sRGB with alpha, 4 bytes a pixel, row by row.
-    func rgbaBytes() throws(ImagePipelineError) -> [UInt8] {
+    /// `body` over the image as 8-bit sRGB, row by row: with alpha, 4 bytes a pixel; without, 3
+    /// (transparency must have been flattened first). One copy, made by libvips.
+    func withSRGBBytes<T>(alpha: Bool, _ body: (UnsafeBufferPointer<UInt8>) -> T) throws(ImagePipelineError) -> T {
         var pixels = image
         if pixels.isGrey { pixels = try pixels.then { mi_colourspace($0, $1, VIPS_INTERPRETATION_sRGB) } }
-        if !pixels.hasAlpha { pixels = try pixels.then { mi_add_alpha($0, $1) } }
+        if alpha && !pixels.hasAlpha { pixels = try pixels.then { mi_add_alpha($0, $1) } }
         var size = 0
-        let materialized = try pixels.materialized()
-        guard let memory = vips_image_write_to_memory(materialized.pointer, &size) else {
+        guard let memory = vips_image_write_to_memory(pixels.pointer, &size) else {
             throw .processingFailed(detail: VipsErrorLog.take(for: image.origin))
         }
         defer { g_free(memory) }
-        return Array(UnsafeRawBufferPointer(start: memory, count: size))
+        return body(UnsafeBufferPointer(start: memory.assumingMemoryBound(to: UInt8.self), count: size))
     }
 
     /// The most common 4-bit-per-channel colour among opaque pixels, as the mean of its pixels.

@@ -22,7 +22,7 @@ struct UploadPhotos: ParsableArguments {
         do {
             return try prepared.uploads()
         } catch PublishingError.photosFailed(let failures) {
-            throw CommandFailure("\(failures.count) photo(s) could not be prepared; nothing was sent")
+            throw CommandFailure("\(count(failures.count, "photo")) could not be prepared; nothing was sent")
         } catch PublishingError.preparationStopped {
             throw CommandFailure("\(prepared.report.stopCause?.message ?? "preparing stopped"); nothing was sent")
         }

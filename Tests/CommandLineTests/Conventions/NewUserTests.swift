@@ -160,4 +160,20 @@ final class NewUserTests: FolderTestCase {
         XCTAssertEqual(process.terminationStatus, 0)
         XCTAssertEqual(String(decoding: received, as: UTF8.self).split(separator: "\n").count, 4)
     }
+
+    /// What a new user read wrong: `--help` that promised what a command does not do, a report
+    /// naming a folder that was never made, a lock file left among the outputs, "photo(s)".
+    func testHelpReportsAndCountsSayWhatHappens() throws {
+        XCTAssertTrue(try tool(["publish", "--help"]).stdout.contains("publish its plan"))
+        XCTAssertTrue(try tool(["prepare", "--help"]).stdout.contains("jpeg, webp, png or avif"))
+        try copy("photos/DSCN0010.jpg", to: "one.jpg")
+        let prepared = try tool(["prepare", input + "/one.jpg", "--out", output, "--json"])
+        XCTAssertEqual(prepared.status, 0, prepared.stderr)
+        XCTAssertFalse(prepared.stdout.contains("thumbnailFolder"), "no --thumbs, no thumbnail folder: \(prepared.stdout)")
+        XCTAssertFalse(FileManager.default.fileExists(atPath: output + "/.market-images.lock"))
+        try Data("not a photo".utf8).write(to: URL(fileURLWithPath: input + "/two.jpg"))
+        let register = try tool(["register", input + "/two.jpg", "--name", "Broken one", "--description", "A photo that is not one.",
+                                 "--price", "1000", "--stock", "1", "--server", "http://127.0.0.1:9", "--dialect", "openmarket", "--dry-run"])
+        XCTAssertTrue(register.stderr.contains("1 photo could not be prepared; nothing was sent"), register.stderr)
+    }
 }
