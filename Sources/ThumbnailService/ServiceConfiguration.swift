@@ -17,6 +17,9 @@ public struct ServiceConfiguration: Sendable {
     public var downloadTimeout: Duration = .seconds(5)
     /// Downloaded sources held at once (see `RemoteSources`).
     public var maxDownloads = 8
+    /// Downloads from one origin (scheme, host and port) at once, so a slow origin cannot take every
+    /// slot from the others; nil: half of `maxDownloads`, at least 1.
+    public var maxDownloadsPerOrigin: Int?
     /// Seconds a downloaded source answers for itself without asking its origin. A day: the
     /// OpenMarket servers give every uploaded image a new URL (G2/G3 cannot change a product's
     /// images), so the bytes behind a URL do not change; the limit only bounds how long a deleted
@@ -134,6 +137,9 @@ public struct ServiceConfiguration: Sendable {
         check(maxSourceBytes > 0, "max-source-bytes", "must be positive")
         check(downloadTimeout >= .seconds(1) && downloadTimeout <= .seconds(600), "download-timeout", "takes 1 to 600 seconds")
         check((1...1024).contains(maxDownloads), "max-downloads", "takes 1 to 1024")
+        if let maxDownloadsPerOrigin {
+            check((1...max(1, maxDownloads)).contains(maxDownloadsPerOrigin), "max-downloads-per-origin", "takes 1 to --max-downloads (\(maxDownloads))")
+        }
         check(maxAge >= 0, "max-age", "must be 0 or more")
         check(sourceTTL >= 0, "source-ttl", "must be 0 or more (0 revalidates every request)")
         check(sourceStaleIfError >= 0, "source-stale-if-error", "must be 0 or more")

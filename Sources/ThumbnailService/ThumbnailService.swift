@@ -50,7 +50,8 @@ public struct ThumbnailService: Sendable {
             let origin = OriginClient(prefixes: configuration.allowedSources.compactMap { SourceURL(prefix: $0) },
                                       allowInternal: configuration.allowPrivateSources, maxBytes: configuration.maxSourceBytes,
                                       timeout: TimeAmount(configuration.downloadTimeout))
-            let remote = RemoteSources(origin: origin, maxDownloads: configuration.maxDownloads, cache: sourceCache,
+            let remote = RemoteSources(origin: origin, maxDownloads: configuration.maxDownloads,
+                                       maxDownloadsPerOrigin: configuration.maxDownloadsPerOrigin ?? max(1, configuration.maxDownloads / 2), cache: sourceCache,
                                        freshness: SourceFreshness(ttl: Double(configuration.sourceTTL), staleIfError: Double(configuration.sourceStaleIfError)),
                                        clock: configuration.clock, metrics: metrics)
             handler = ImageRequestHandler(

@@ -18,6 +18,7 @@ public final class StreamingAnswerServer: @unchecked Sendable {
     private let lock = NSLock()
     private var written = 0
     private var closedAt: Date?
+    private var answering = 0
 
     public init(_ mode: Mode, bound: Int = 1 << 30) throws {
         signal(SIGPIPE, SIG_IGN)
@@ -34,6 +35,7 @@ public final class StreamingAnswerServer: @unchecked Sendable {
         defer { close(client) }
         var request = [UInt8](repeating: 0, count: 65536)
         guard recv(client, &request, request.count, 0) > 0 else { return }
+        lock.withLock { answering += 1 }
         let head = Array("HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nConnection: close\r\n\r\n{\"id\":1,\"name\":\"".utf8)
         guard send(client, head, head.count, 0) == head.count else { return }
         let started = Date()
@@ -52,6 +54,8 @@ public final class StreamingAnswerServer: @unchecked Sendable {
     }
 
     public var url: URL { URL(string: "http://127.0.0.1:\(port)")! }
+    /// Requests it has begun answering.
+    public var requestsAnswered: Int { lock.withLock { answering } }
     /// Body bytes the client accepted.
     public var bytesWritten: Int { lock.withLock { written } }
     /// When the server saw the client go away (or gave up).

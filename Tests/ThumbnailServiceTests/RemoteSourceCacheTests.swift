@@ -79,6 +79,33 @@ final class RemoteSourceCacheTests: FolderTestCase, @unchecked Sendable {
         XCTAssertGreaterThan(trickle.bytesWritten, 10, "the origin did trickle")
     }
 
+    /// A slow origin holds only its share of the download slots: with two slow downloads from it in
+    /// flight, a third from it is 503 `origin-busy` at once, while another origin is served.
+    func testASlowOriginCannotTakeEverySlot() async throws {
+        let trickle = try StreamingAnswerServer(.trickle(interval: 0.05))
+        var configuration = configuration()
+        configuration.allowedSources.append(trickle.url.absoluteString + "/")
+        configuration.downloadTimeout = .seconds(3)
+        configuration.maxDownloads = 4
+        configuration.maxDownloadsPerOrigin = 2
+        let slow = (1...3).map { signer.signedPath(options: ["pr:list"], source: trickle.url.absoluteString + "/slow-\($0).jpg") }
+        try await withService(configuration) { _, client in
+            let held = slow.prefix(2).map { uri in Task { try await client.execute(uri: uri, method: .get) { $0.status } } }
+            try await waitUntil("both slow downloads to reach the origin", seconds: 5) { trickle.requestsAnswered == 2 }
+            let third = try await client.execute(uri: slow[2], method: .get) { $0 }
+            XCTAssertEqual(third.status, .serviceUnavailable)
+            XCTAssertEqual(third.headers[.retryAfter], "1")
+            XCTAssertTrue(String(buffer: third.body).contains("origin-busy"), String(buffer: third.body))
+            let other = try await client.execute(uri: self.path(["pr:list"]), method: .get) { $0.status }
+            XCTAssertEqual(other, .ok, "another origin still has slots")
+            for download in held {
+                let status = try await download.value
+                XCTAssertEqual(status, .gatewayTimeout)
+            }
+            XCTAssertEqual(trickle.requestsAnswered, 2, "the third never reached the slow origin")
+        }
+    }
+
     /// A fragment is not the origin's business: every spelling is one download and one output. A
     /// query string would be one more download and output per value, so it is refused unless the
     /// allowed prefix ends with `?` (an origin that renders by its parameters).

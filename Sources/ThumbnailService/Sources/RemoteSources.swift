@@ -10,10 +10,12 @@ import ImagePipeline
 /// need no origin at all; after that it is revalidated with a conditional GET, and while the origin
 /// fails, the copy is served for `--source-stale-if-error` more. Concurrent requests for one source
 /// share one download or revalidation (whatever sizes they ask for), and at most `--max-downloads`
-/// sources are held in memory at once: more are answered 503 at once.
+/// sources are held in memory at once, at most `--max-downloads-per-origin` of them downloading from
+/// one origin: more are answered 503 at once.
 struct RemoteSources: SourceKind {
     let origin: OriginClient
     let slots: SourceSlots
+    let originSlots: OriginSlots
     let cache: SourceCache?
     let freshness: SourceFreshness
     let clock: @Sendable () -> Date
@@ -21,10 +23,11 @@ struct RemoteSources: SourceKind {
     private let flights = SingleFlight<RemoteSource>()
     private let inMemory = SourcesInMemory()
 
-    init(origin: OriginClient, maxDownloads: Int, cache: SourceCache?, freshness: SourceFreshness,
+    init(origin: OriginClient, maxDownloads: Int, maxDownloadsPerOrigin: Int, cache: SourceCache?, freshness: SourceFreshness,
          clock: @escaping @Sendable () -> Date, metrics: ServiceMetrics) {
         self.origin = origin
         slots = SourceSlots(limit: maxDownloads)
+        originSlots = OriginSlots(limit: maxDownloadsPerOrigin)
         (self.cache, self.freshness, self.clock, self.metrics) = (cache, freshness, clock, metrics)
     }
 
@@ -88,6 +91,8 @@ struct RemoteSources: SourceKind {
     /// A conditional GET when there is a copy, else a plain one. A 304 keeps the copy (made fresh);
     /// a 404 forgets it; an origin error or timeout serves it while it is within stale-if-error.
     private func fetch(_ url: SourceURL, cached: SourceCache.Record?) async throws(ServiceFailure) -> RemoteSource {
+        let downloading = try originSlots.take(for: url)
+        defer { downloading.giveBack() }
         let held = try HeldSource(slots: slots)
         let fetched: OriginClient.Fetched
         do {

@@ -58,6 +58,9 @@ struct Serve: AsyncParsableCommand {
     @Option(help: "http(s) sources held at once, downloading or waiting for a worker (one per source however many sizes are asked); more are answered 503 (default: \(defaults.maxDownloads)).")
     var maxDownloads: Int?
 
+    @Option(help: "Downloads from one origin at once, so a slow origin cannot take every slot; more are answered 503 (default: half of --max-downloads).")
+    var maxDownloadsPerOrigin: Int?
+
     @Option(help: ArgumentHelp("With --cache, seconds a downloaded source is used without asking its origin (0: revalidate on every request; default: \(defaults.sourceTTL)).", valueName: "seconds"))
     var sourceTTL: Int?
 
@@ -164,6 +167,7 @@ struct Serve: AsyncParsableCommand {
         configuration.maxSourceBytes = try from.value(maxSourceBytes, "max-source-bytes", default: configuration.maxSourceBytes)
         configuration.downloadTimeout = .seconds(try from.value(downloadTimeout, "download-timeout", default: Int(configuration.downloadTimeout.components.seconds)))
         configuration.maxDownloads = try from.value(maxDownloads, "max-downloads", default: configuration.maxDownloads)
+        configuration.maxDownloadsPerOrigin = try from.value(maxDownloadsPerOrigin, "max-downloads-per-origin")
         configuration.sourceTTL = try from.value(sourceTTL, "source-ttl", default: configuration.sourceTTL)
         configuration.sourceStaleIfError = try from.value(sourceStaleIfError, "source-stale-if-error", default: configuration.sourceStaleIfError)
         configuration.sourceCacheSize = try from.value(sourceCacheSize, "source-cache-size", default: configuration.sourceCacheSize)

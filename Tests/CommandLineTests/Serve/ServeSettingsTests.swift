@@ -101,7 +101,7 @@ final class ServeSettingsTests: FolderTestCase {
     func testEveryOptionHasAVariableAndABadValueNamesIt() throws {
         let bad: [String: String] = [
             "root": "/no/such/folder", "allow-source": "ftp://example.com/", "allow-private-sources": "maybe",
-            "max-source-bytes": "lots", "download-timeout": "0", "max-downloads": "0", "source-ttl": "-1",
+            "max-source-bytes": "lots", "download-timeout": "0", "max-downloads": "0", "max-downloads-per-origin": "9", "source-ttl": "-1",
             "source-stale-if-error": "soon", "source-cache-size": "0", "fallback-image": "/no/such/file.jpg",
             "fallback-status": "99", "fallback-max-age": "-5", "bind": "everywhere", "key-file": "/no/such/key.hex",
             "insecure-unsigned": "perhaps", "only-presets": "2", "preset-dprs": "2x", "signature-size": "33", "cache-size": "0",
