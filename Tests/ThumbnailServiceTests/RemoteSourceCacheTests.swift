@@ -57,14 +57,21 @@ final class RemoteSourceCacheTests: FolderTestCase, @unchecked Sendable {
         try await Application(router: router).test(.router) { client in try await body(service, client) }
     }
 
-    /// `downloadTimeout` bounds the whole download: an origin that sends a byte every 50 ms is cut
-    /// at the deadline (504), the connection dropped, and its slot is free for the next source.
-    func testADownloadThatTricklesIsCutAtTheDeadline() async throws {
+    /// An origin that sends a byte every 50 ms, allowed beside the image origin, and downloads cut at
+    /// `timeout` seconds.
+    private func tricklingOrigin(timeout: Int, maxDownloads: Int) throws -> (StreamingAnswerServer, ServiceConfiguration) {
         let trickle = try StreamingAnswerServer(.trickle(interval: 0.05))
         var configuration = configuration()
         configuration.allowedSources.append(trickle.url.absoluteString + "/")
-        configuration.downloadTimeout = .seconds(2)
-        configuration.maxDownloads = 1
+        configuration.downloadTimeout = .seconds(timeout)
+        configuration.maxDownloads = maxDownloads
+        return (trickle, configuration)
+    }
+
+    /// `downloadTimeout` bounds the whole download: an origin that sends a byte every 50 ms is cut
+    /// at the deadline (504), the connection dropped, and its slot is free for the next source.
+    func testADownloadThatTricklesIsCutAtTheDeadline() async throws {
+        let (trickle, configuration) = try tricklingOrigin(timeout: 2, maxDownloads: 1)
         let slow = signer.signedPath(options: ["pr:list"], source: trickle.url.absoluteString + "/slow.jpg")
         let started = ContinuousClock.now
         try await withService(configuration) { _, client in
@@ -82,11 +89,7 @@ final class RemoteSourceCacheTests: FolderTestCase, @unchecked Sendable {
     /// A slow origin holds only its share of the download slots: with two slow downloads from it in
     /// flight, a third from it is 503 `origin-busy` at once, while another origin is served.
     func testASlowOriginCannotTakeEverySlot() async throws {
-        let trickle = try StreamingAnswerServer(.trickle(interval: 0.05))
-        var configuration = configuration()
-        configuration.allowedSources.append(trickle.url.absoluteString + "/")
-        configuration.downloadTimeout = .seconds(3)
-        configuration.maxDownloads = 4
+        var (trickle, configuration) = try tricklingOrigin(timeout: 3, maxDownloads: 4)
         configuration.maxDownloadsPerOrigin = 2
         let slow = (1...3).map { signer.signedPath(options: ["pr:list"], source: trickle.url.absoluteString + "/slow-\($0).jpg") }
         try await withService(configuration) { _, client in
