@@ -89,7 +89,8 @@ final class RemoteSourceCacheTests: FolderTestCase, @unchecked Sendable {
     /// A slow origin holds only its share of the download slots: with two slow downloads from it in
     /// flight, a third from it is 503 `origin-busy` at once, while another origin is served.
     func testASlowOriginCannotTakeEverySlot() async throws {
-        var (trickle, configuration) = try tricklingOrigin(timeout: 3, maxDownloads: 4)
+        let (trickle, origins) = try tricklingOrigin(timeout: 3, maxDownloads: 4)
+        var configuration = origins
         configuration.maxDownloadsPerOrigin = 2
         let slow = (1...3).map { signer.signedPath(options: ["pr:list"], source: trickle.url.absoluteString + "/slow-\($0).jpg") }
         try await withService(configuration) { _, client in
