@@ -352,6 +352,32 @@ final class ServiceInProcessTests: FolderTestCase {
         }
     }
 
+    /// An info answer is kept like an image: the same source asked again under other `cb` values (a
+    /// new URL each, past any proxy cache) is one decode, then hits, from memory and from disk.
+    func testInfoAnswersAreCachedWhateverTheCacheBuster() async throws {
+        var configuration = configuration()
+        configuration.cacheFolder = root + "/cache"
+        let urls = (1...3).map { signer.signedPath(options: ["cb:\($0)"], source: "local:///sku-1/IMG_1.jpg") }.map { "/info" + $0 }
+        let bodies = Locked([Data]())
+        try await withService(configuration) { service, client in
+            for url in urls {
+                let body = try await client.execute(uri: url, method: .get) { Data(buffer: $0.body) }
+                bodies.withLock { $0.append(body) }
+            }
+            let metrics = service.renderMetrics()
+            XCTAssertTrue(metrics.contains(#"market_images_cache_total{outcome="miss"} 1"#), metrics)
+            XCTAssertTrue(metrics.contains(#"market_images_cache_total{outcome="hit"} 2"#), metrics)
+        }
+        try await withService(configuration) { service, client in
+            let body = try await client.execute(uri: urls[0], method: .get) { Data(buffer: $0.body) }
+            bodies.withLock { $0.append(body) }
+            XCTAssertTrue(service.renderMetrics().contains(#"market_images_cache_total{outcome="hit"} 1"#), "from the disk")
+        }
+        XCTAssertEqual(bodies.current.count, 4)
+        XCTAssertEqual(Set(bodies.current).count, 1)
+        XCTAssertNotNil(try JSONSerialization.jsonObject(with: bodies.current[0]) as? [String: Any])
+    }
+
     /// Each refusal with its status, where it is found: signature, options, source, method.
     func testRefusalsHaveTheirStatus() async throws {
         try copy("photos/jolla.jpg", to: "page.jpg")

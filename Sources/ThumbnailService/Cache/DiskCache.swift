@@ -8,12 +8,13 @@ import ImagePipeline
 public final class DiskCache: @unchecked Sendable {
     /// One cached output: the bytes and what a response needs to describe them.
     public struct Entry: Sendable, Equatable {
-        public var format: OutputFormat
+        /// The image's format; nil for an `/info` answer (JSON about the source).
+        public var format: OutputFormat?
         public var width: Int
         public var height: Int
         public var data: Data
 
-        public init(format: OutputFormat, width: Int, height: Int, data: Data) {
+        public init(format: OutputFormat?, width: Int, height: Int, data: Data) {
             self.format = format
             self.width = width
             self.height = height
@@ -24,7 +25,7 @@ public final class DiskCache: @unchecked Sendable {
     /// The first line of every file: what follows, and its digest.
     private struct Header: Codable {
         var version = 1
-        var format: OutputFormat
+        var format: OutputFormat?
         var width: Int
         var height: Int
         var bytes: Int

@@ -23,8 +23,11 @@ struct OutputCaches: Sendable {
     }
 
     func store(_ image: EncodedImage, etag: String) {
+        store(DiskCache.Entry(format: image.format, width: image.width, height: image.height, data: image.data), etag: etag)
+    }
+
+    func store(_ entry: DiskCache.Entry, etag: String) {
         guard let disk else { return }
-        let entry = DiskCache.Entry(format: image.format, width: image.width, height: image.height, data: image.data)
         memory?.store(entry, key: etag)
         do {
             try disk.store(entry, key: etag)

@@ -81,9 +81,9 @@ struct ImageRequestHandler: Sendable {
             return (Response(status: .notModified, headers: headers), "revalidated")
         }
         // 7. The caches: memory, then disk.
-        if let cached = caches.load(etag) {
+        if let cached = caches.load(etag), let format = cached.format {
             metrics.cache("hit")
-            return (image(cached.data, format: cached.format, headers: &headers, method: request.method), "hit")
+            return (image(cached.data, format: format, headers: &headers, method: request.method), "hit")
         }
         metrics.cache("miss")
         // 8. One rendering per output however many ask, on the bounded pool.
@@ -102,6 +102,13 @@ struct ImageRequestHandler: Sendable {
         if HTTPAnswer.matches(request.headers[.ifNoneMatch], etag: etag) {
             return (Response(status: .notModified, headers: headers), "revalidated")
         }
+        // Kept like an image (memory, then disk): the same source asked again, under any `cb`, costs
+        // no decode.
+        if let cached = caches.load(etag), cached.format == nil {
+            metrics.cache("hit")
+            return (HTTPAnswer.body(cached.data, type: "application/json", headers: &headers, method: request.method), "hit")
+        }
+        metrics.cache("miss")
         let maxPixels = processor.limits.maxPixels
         let info = try await decoding(source, box: { _ in (ThumbHash.maxSide, ThumbHash.maxSide) }) { image throws(ImagePipelineError) in
             try SourceInfo(image, maxPixels: maxPixels)
@@ -109,7 +116,8 @@ struct ImageRequestHandler: Sendable {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
         let body = (try? encoder.encode(info)) ?? Data()
-        return (HTTPAnswer.body(body, type: "application/json", headers: &headers, method: request.method), "info")
+        caches.store(DiskCache.Entry(format: nil, width: info.width, height: info.height, data: body), etag: etag)
+        return (HTTPAnswer.body(body, type: "application/json", headers: &headers, method: request.method), "miss")
     }
 
     /// The fallback image rendered as `parsed` asks, sent with the failure's status (or the one
