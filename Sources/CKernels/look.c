@@ -68,7 +68,7 @@ static unsigned long long difference_hash(const float *luma, int width, int heig
 
 /// Exposure and clipping counted pixel by pixel.
 typedef struct {
-    size_t tinted, white;
+    size_t tinted;
     unsigned levels[256];
 } exposure_t;
 
@@ -77,7 +77,6 @@ static inline unsigned expose(exposure_t *counts, const unsigned char *p) {
     unsigned r = p[0], g = p[1], b = p[2];
     unsigned high = r > g ? (r > b ? r : b) : (g > b ? g : b), low = r < g ? (r < b ? r : b) : (g < b ? g : b);
     counts->tinted += high >= 251 && low <= 235;
-    counts->white += low >= 251;
     unsigned value = 54 * r + 183 * g + 19 * b;
     counts->levels[(value + 128) >> 8]++;
     return value;
@@ -130,6 +129,5 @@ int mi_photo_look(const unsigned char *rgb, int width, int height, int working_e
     out->median = (int)percentile(counts.levels, 256, pixels, 0.5);
     out->highlights = (int)percentile(counts.levels, 256, pixels, 0.99);
     out->tinted_clipping = (double)counts.tinted / pixels;
-    out->white = (double)counts.white / pixels;
     return 0;
 }

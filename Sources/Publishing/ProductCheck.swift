@@ -78,7 +78,7 @@ public struct ProductCheck: Sendable {
                                 describe: (any Error) -> String) {
         warnings += prepared.warnings(of: folder)
         if let cause = prepared.report.stopCause { photoFailures.append(cause.description) }
-        photoFailures += prepared.report.failed.map { "\(($0.source as NSString).lastPathComponent): \($0.cause?.description ?? $0.error)" }
+        photoFailures += prepared.failures
         let named = { (output: Manifest.Output, problem: String) in "\((output.source as NSString).lastPathComponent): \(problem)" }
         let shapes = prepared.outputs.flatMap { output in PhotoShape.problems(width: output.width, height: output.height, minEdge: minEdge).map { named(output, $0) } }
         let looks = prepared.outputs.flatMap { output in (output.look?.problems ?? []).map { named(output, $0) } }

@@ -67,6 +67,11 @@ public struct PublishLedger: Codable {
         Set(entries(on: server).flatMap { [$0.entry.productID, $0.entry.replaces].compactMap { $0 } })
     }
 
+    /// The vendor `server` said owns this seller's listings (G2/G3), from any entry that recorded it.
+    public func vendorID(on server: URL) -> Int? {
+        entries(on: server).lazy.compactMap(\.entry.vendorID).first
+    }
+
     /// One server however its URL is spelled: `http://Host:80/`, `http://host` and, for loopback,
     /// `localhost`, `127.0.0.1` and `[::1]` are the same server, so a rerun never lists a product again
     /// because the URL was typed differently.

@@ -139,8 +139,8 @@ public struct PublishRun {
             return .unresolved(PublishStep(folder: name, action: .pending,
                                            detail: "a register sent at \(sentAt) was never answered: a real run looks it up on the server first"))
         }
-        let vendorID = ledger.entries(on: server).lazy.compactMap(\.entry.vendorID).first
-        let matcher = ListingMatcher(sent: sent, dialect: dialect, sentAt: entry.at, vendorID: vendorID, excluded: ledger.knownIDs(on: server))
+        let matcher = ListingMatcher(sent: sent, dialect: dialect, sentAt: entry.at, vendorID: ledger.vendorID(on: server),
+                                     excluded: ledger.knownIDs(on: server))
         let result: ListingMatcher.Result
         do {
             let listed = try await client.listings(named: sent.fields.name)
@@ -181,7 +181,7 @@ public struct PublishRun {
         guard !dryRun else { return PublishStep(folder: name, action: .adopt, productID: id, detail: "a real run records product \(id) for this folder") }
         do {
             let listing = try await client.product(id: id)
-            if let ours = ledger.entries(on: server).lazy.compactMap(\.entry.vendorID).first, let theirs = listing.vendorID, ours != theirs {
+            if let ours = ledger.vendorID(on: server), let theirs = listing.vendorID, ours != theirs {
                 return .failed(name, .adopt, productID: id, "product \(id) belongs to vendor \(theirs), not to this account's vendor \(ours)")
             }
             var fields = current.fields

@@ -27,9 +27,9 @@ typedef struct {
     double edge_strength;
     /// Luminance (0–255) that 1%, 50% and 99% of pixels are at or below.
     int shadows, median, highlights;
-    /// Share of pixels with a channel at 251 or more and another at 235 or less (highlights clipped
-    /// into a tint, as overexposure does), and with every channel at 251 or more (white).
-    double tinted_clipping, white;
+    /// Share of pixels with a channel at 251 or more and another at 235 or less: highlights clipped
+    /// into a tint, as overexposure does (pure white, a white background, is not counted).
+    double tinted_clipping;
     /// 64-bit difference hash: the luminance of 9 × 8 cells, each bit whether a cell is brighter
     /// than the one to its left, row by row from the most significant bit.
     unsigned long long hash;

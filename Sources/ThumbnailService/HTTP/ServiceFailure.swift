@@ -18,6 +18,14 @@ public struct ServiceFailure: Error, Sendable {
         self.detail = detail
     }
 
+    /// 503 with `Retry-After: 1`: nothing is wrong with the request, and asking again in a moment
+    /// may well work (a slot frees, a copy settles, another instance answers).
+    static func unavailable(_ error: String, _ detail: String) -> ServiceFailure {
+        var failure = ServiceFailure(status: .serviceUnavailable, error: error, detail: detail)
+        failure.retryAfter = 1
+        return failure
+    }
+
     /// 400 for a malformed request; 404 for a preset that does not exist or a URL that expired.
     init(_ failure: ProcessingError) {
         switch failure {

@@ -33,9 +33,7 @@ struct ShutdownGrace: Sendable {
                     } catch {
                         return
                     }
-                    var stopping = ServiceFailure(status: .serviceUnavailable, error: "shutting-down", detail: "the service is stopping; try again")
-                    stopping.retryAfter = 1
-                    finish(stopping.response)
+                    finish(ServiceFailure.unavailable("shutting-down", "the service is stopping; try again").response)
                 }
                 let answer = Task {
                     finish(await work())

@@ -10,10 +10,7 @@ final class HeldSource: @unchecked Sendable {
     /// Takes a slot, or answers 503 when every slot is held.
     init(slots: SourceSlots) throws(ServiceFailure) {
         guard slots.acquire() else {
-            var busy = ServiceFailure(status: .serviceUnavailable, error: "overloaded",
-                                      detail: "\(slots.limit) sources are being fetched or waiting; try again shortly")
-            busy.retryAfter = 1
-            throw busy
+            throw .unavailable("overloaded", "\(slots.limit) sources are being fetched or waiting; try again shortly")
         }
         self.slots = slots
     }

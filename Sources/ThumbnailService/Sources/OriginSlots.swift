@@ -16,12 +16,7 @@ final class OriginSlots: Sendable {
             counts[origin, default: 0] += 1
             return true
         }
-        guard taken else {
-            var busy = ServiceFailure(status: .serviceUnavailable, error: "origin-busy",
-                                      detail: "\(limit) downloads from this origin are in flight; try again shortly")
-            busy.retryAfter = 1
-            throw busy
-        }
+        guard taken else { throw .unavailable("origin-busy", "\(limit) downloads from this origin are in flight; try again shortly") }
         return Slot(origin: origin, slots: self)
     }
 

@@ -128,10 +128,6 @@ struct RemoteSources: SourceKind {
 
     /// A copy that vanished between two steps (evicted, or replaced by another instance): the
     /// client may simply ask again.
-    private static let changedMeanwhile: ServiceFailure = {
-        var failure = ServiceFailure(status: .serviceUnavailable, error: "source-changed", detail: "the source changed while it was read; try again")
-        failure.retryAfter = 1
-        return failure
-    }()
+    private static let changedMeanwhile = ServiceFailure.unavailable("source-changed", "the source changed while it was read; try again")
 
 }

@@ -50,12 +50,14 @@ struct EnvironmentFile {
     private static func pairs(_ text: String) -> [(String, String, Int)] {
         var pairs: [(String, String, Int)] = []
         var state = State.preKey, key = "", value = "", line = 1, start = 1
-        // Where trailing whitespace of the key or an unquoted value starts, to drop it.
-        var keyTrail: String.Index?, valueTrail: String.Index?
+        // Where an unquoted value's trailing whitespace starts (an escaped space is kept), to drop it.
+        var valueTrail: String.Index?
         func push() {
-            if let keyTrail { key = String(key[..<keyTrail]) }
+            // A name holds no escapes: its trailing blanks simply go.
+            while let last = key.last, last == " " || last == "\t" { key.removeLast() }
+            if state == .value, let valueTrail { value = String(value[..<valueTrail]) }
             pairs.append((key, value, start))
-            (key, value, keyTrail, valueTrail) = ("", "", nil, nil)
+            (key, value, valueTrail) = ("", "", nil)
         }
         let whitespace: Set<Character> = [" ", "\t", "\n", "\r"], newline: Set<Character> = ["\n", "\r"]
         for character in text.unicodeScalars.map(Character.init) {
@@ -65,7 +67,7 @@ struct EnvironmentFile {
                 if character == "#" || character == ";" {
                     state = .comment
                 } else if !whitespace.contains(character) {
-                    (state, key, keyTrail, start) = (.key, String(character), nil, line)
+                    (state, key, start) = (.key, String(character), line)
                 }
             case .key:
                 if newline.contains(character) {
@@ -73,7 +75,6 @@ struct EnvironmentFile {
                 } else if character == "=" {
                     (state, valueTrail) = (.preValue, nil)
                 } else {
-                    if !whitespace.contains(character) { keyTrail = nil } else if keyTrail == nil { keyTrail = key.endIndex }
                     key.append(character)
                 }
             case .preValue:
@@ -92,7 +93,6 @@ struct EnvironmentFile {
                 }
             case .value:
                 if newline.contains(character) {
-                    if let valueTrail { value = String(value[..<valueTrail]) }
                     push()
                     state = .preKey
                 } else if character == "\\" {
@@ -126,10 +126,7 @@ struct EnvironmentFile {
             }
         }
         switch state {
-        case .value:
-            if let valueTrail { value = String(value[..<valueTrail]) }
-            push()
-        case .preValue, .valueEscape, .single, .double, .doubleEscape:
+        case .value, .preValue, .valueEscape, .single, .double, .doubleEscape:
             push()
         case .preKey, .key, .comment, .commentEscape:
             break

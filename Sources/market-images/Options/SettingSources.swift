@@ -5,8 +5,8 @@ import Foundation
 /// Where a setting comes from, first found wins: its flag, then `MARKET_IMAGES_<FLAG>` in the environment,
 /// then the same name in the `--config` file, then the default. Operators compare the service with imgproxy,
 /// which is configured entirely by environment variables, and systemd units, containers and Kubernetes
-/// pass those most easily; the file uses the same names, read by systemd's `EnvironmentFile` rules
-/// (`EnvironmentFile`), so one file serves both. Every value is read as the flag's text and parsed by the flag's own parser, so a
+/// pass those most easily; the file uses the same names, read by systemd's rules (`EnvironmentFile`),
+/// so one file serves both. Every value is read as the flag's text and parsed by the flag's own parser, so a
 /// setting means the same wherever it comes from, and a bad one is named as the operator wrote it.
 final class SettingSources {
     private let reader: ConfigReader
