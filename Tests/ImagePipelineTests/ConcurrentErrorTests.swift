@@ -52,4 +52,26 @@ final class ConcurrentErrorTests: FolderTestCase {
         // Detail is best effort under a race between two files of one format; it is rarely missing.
         XCTAssertGreaterThanOrEqual(Double(withDetail) / Double(failures), 0.9, "\(withDetail) of \(failures) with detail")
     }
+
+    /// A line some earlier call left in the buffer (a warning of a decode that succeeded, a failure
+    /// nobody asked about) is never the cause of a later file's failure: the same damaged file says the
+    /// same thing every time.
+    func testALineLeftBeforeAnImageWasOpenedIsNotItsCause() throws {
+        let data = try Data(contentsOf: URL(fileURLWithPath: Fixture.path("hostile/corrupted.jpg")))
+        func detail() throws -> String {
+            do {
+                _ = try DecodedImage.decode(.data(data), maxPixels: 100_000_000) { _ in (64, 64) }
+                XCTFail("a corrupted JPEG decodes"); return ""
+            } catch .damaged(_, let detail) {
+                return detail
+            }
+        }
+        // Bytes no loader claims leave libvips' "buffer is not in a known format", which is unsupported
+        // input, and no concern of the JPEG that fails next.
+        XCTAssertThrowsError(try ImageHeader.read(.data(Data("not an image".utf8))))
+        let first = try detail(), second = try detail()
+        XCTAssertFalse(first.contains("known format"), first)
+        XCTAssertEqual(first, second)
+        XCTAssertTrue(first.contains("Corrupt JPEG data"), first)
+    }
 }

@@ -83,8 +83,8 @@ final class ProductPreviewRoutesTests: FolderTestCase {
             let page = try await client.execute(uri: "/product/lamp", method: .get, headers: cookie) { $0 }
             let text = String(buffer: page.body)
             XCTAssertTrue(text.contains("<b>IMG_2.jpg</b>: described: "), "a failed photo, worded by the host:\n\(text)")
-            let unchanged = try await client.execute(uri: "/product/lamp", method: .get, headers: cookie + [HTTPField(name: .ifNoneMatch, value: page.headers[.eTag] ?? "")]) { $0.status }
-            XCTAssertEqual(unchanged, .notModified)
+            let unchanged = try await client.execute(uri: "/product/lamp", method: .get, headers: cookie + [HTTPField(name: .ifNoneMatch, value: page.headers[.eTag] ?? "")]) { $0 }
+            XCTAssertEqual(unchanged.status, .notModified, "FIRST\n\(text)\nSECOND\n\(String(buffer: unchanged.body))")
             let head = try await client.execute(uri: "/product/lamp", method: .head, headers: cookie) { $0 }
             XCTAssertEqual(head.status, .ok)
             XCTAssertEqual(head.body.readableBytes, 0)

@@ -12,7 +12,8 @@ import Foundation
 /// the text is only detail. Each read drains the buffer into a pool under one lock and claims only the
 /// lines it can attribute: lines from the failing image's own loader or naming its file, oldest first
 /// and each text once. Lines of another loader or another file stay in the pool for the image they
-/// belong to (for a while). Two files of the same format failing at the same instant with different
+/// belong to (for a while), but only for calls that began before them: a line already in the pool when
+/// an image was opened is never its cause. Two files of the same format failing at the same instant with different
 /// texts could still swap details; the kind and the format of each error are always its own.
 enum VipsErrorLog {
     /// Who is asking: the loader that claimed the image (`jpegload`, `heifload_buffer`, …), its
@@ -21,16 +22,20 @@ enum VipsErrorLog {
         var loader: String?
         var format: String
         var fileName: String?
+        /// The last line in the pool when the image was opened; older lines are someone else's.
+        var since: UInt64 = VipsErrorLog.mark()
     }
 
     private struct Line {
         let text: String
         let domain: String
         let at: Date
+        let serial: UInt64
     }
 
     private static let lock = NSLock()
     nonisolated(unsafe) private static var pool: [Line] = []
+    nonisolated(unsafe) private static var lastSerial: UInt64 = 0
     private static let keptFor: TimeInterval = 60
     private static let poolLimit = 256
 
@@ -70,6 +75,15 @@ enum VipsErrorLog {
         lock.withLock { drainLocked() }
     }
 
+    /// Drains the buffer and returns the newest line's serial: a call that starts now claims only
+    /// lines after it.
+    static func mark() -> UInt64 {
+        lock.withLock {
+            drainLocked()
+            return lastSerial
+        }
+    }
+
     private static func drainLocked() {
         let now = Date()
         if let raw = vips_error_buffer_copy() {
@@ -78,7 +92,8 @@ enum VipsErrorLog {
                 let trimmed = text.trimmingCharacters(in: .whitespaces)
                 guard !trimmed.isEmpty else { continue }
                 let domain = trimmed.range(of: ": ").map { String(trimmed[..<$0.lowerBound]) } ?? ""
-                pool.append(Line(text: trimmed, domain: domain, at: now))
+                lastSerial += 1
+                pool.append(Line(text: trimmed, domain: domain, at: now, serial: lastSerial))
             }
         }
         pool.removeAll { now.timeIntervalSince($0.at) > keptFor }
@@ -91,10 +106,11 @@ enum VipsErrorLog {
         return loaderDomains[base] ?? [base]
     }
 
-    /// A line is this source's when its domain is this loader's or names this file. A domain of
+    /// A line is this source's when it came after the source was opened and its domain is this loader's or names this file. A domain of
     /// another loader, or that looks like a file name (it has a dot or a slash), is someone else's.
     /// Lines of no loader and no file (`VipsImage: …`) are nobody's in particular, so anyone may take them.
     private static func belongs(_ line: Line, to source: Source?, domains: Set<String>) -> Bool {
+        if let source, line.serial <= source.since { return false }
         if let name = source?.fileName, !name.isEmpty, line.text.contains(name) { return true }
         if domains.contains(line.domain) { return true }
         if allLoaderDomains.contains(line.domain) { return false }
