@@ -17,7 +17,10 @@
 typedef struct {
     struct jpeg_decompress_struct cinfo;
     struct jpeg_error_mgr errors;
+    struct jpeg_progress_mgr progress;
     jmp_buf jump;
+    /// The thread's watch said stop (see watch.c), not the data.
+    int stopped;
     mi_filter rows;
     uint8_t *ring, *vertical, *pixels;
     const uint8_t **lines;
@@ -35,6 +38,16 @@ static void mi_jpeg_exit(j_common_ptr cinfo) {
 static void mi_jpeg_message(j_common_ptr cinfo, int level) {
     if (level >= 0) return;
     if (cinfo->err->msg_code == JWRN_JPEG_EOF || ++cinfo->err->num_warnings >= 100) cinfo->err->error_exit(cinfo);
+}
+
+/// Called by libjpeg for every scan row it consumes or hands over, including the whole-file pass a
+/// progressive JPEG makes before its first row: where a deadline or a cancel can stop the decode.
+static void mi_jpeg_progress(j_common_ptr cinfo) {
+    mi_jpeg_decode *d = (mi_jpeg_decode *)cinfo->client_data;
+    if (mi_watch_stopped()) {
+        d->stopped = 1;
+        longjmp(d->jump, 1);
+    }
 }
 
 static void mi_jpeg_release(mi_jpeg_decode *d) {
@@ -97,12 +110,15 @@ int mi_jpeg_thumbnail(const void *buf, size_t len, int scale, double shrink,
     d->errors.emit_message = mi_jpeg_message;
     if (setjmp(d->jump)) {
         char message[JMSG_LENGTH_MAX] = "Premature end of input file";
-        if (d->errors.msg_code != JWRN_JPEG_EOF) d->errors.format_message((j_common_ptr)&d->cinfo, message);
+        if (d->stopped) snprintf(message, sizeof message, "decode stopped");
+        else if (d->errors.msg_code != JWRN_JPEG_EOF) d->errors.format_message((j_common_ptr)&d->cinfo, message);
         vips_error("VipsJpeg", "%s", message);
         mi_jpeg_release(d);
         return -1;
     }
     jpeg_create_decompress(&d->cinfo);
+    d->progress.progress_monitor = mi_jpeg_progress;
+    d->cinfo.progress = &d->progress;
     jpeg_mem_src(&d->cinfo, (const unsigned char *)buf, (unsigned long)len);
     if (to_srgb) jpeg_save_markers(&d->cinfo, JPEG_APP0 + 2, 0xFFFF);
     jpeg_read_header(&d->cinfo, TRUE);

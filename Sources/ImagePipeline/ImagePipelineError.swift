@@ -26,8 +26,10 @@ public enum ImagePipelineError: Error, Equatable, Sendable, CustomStringConverti
     case outputUnavailable(path: String, errno: Int32)
     case outputUnsafe(path: String)
     case outputLocked(directory: String)
-    /// The caller cancelled the work before it started.
+    /// The caller cancelled the work: before it started, or (nobody waiting for it any more) while it ran.
     case cancelled
+    /// The work ran past its time limit (`ImageWorkPool.run(timeout:)`) and was stopped.
+    case timedOut(limit: Duration)
     /// Every worker is busy and the queue is full: try again shortly.
     case overloaded(queueLimit: Int)
     /// libvips could not allocate what the image needs: the photo is too large for this process's
@@ -53,6 +55,7 @@ public enum ImagePipelineError: Error, Equatable, Sendable, CustomStringConverti
         case .outputUnsafe: "output-unsafe"
         case .outputLocked: "output-locked"
         case .cancelled: "cancelled"
+        case .timedOut: "timed-out"
         case .overloaded: "overloaded"
         case .outOfMemory: "out-of-memory"
         }
@@ -79,7 +82,8 @@ public enum ImagePipelineError: Error, Equatable, Sendable, CustomStringConverti
             "cannot write \(path): \(Self.text(errno: code))"
         case .outputUnsafe(let path): "cannot write \(path): a symbolic link in the output folder leads outside it"
         case .outputLocked(let directory): "another market-images run is writing to \(directory)"
-        case .cancelled: "cancelled before it started"
+        case .cancelled: "cancelled: nobody waits for it any more"
+        case .timedOut(let limit): "stopped after \(String(format: "%g", Double(limit.components.seconds) + Double(limit.components.attoseconds) * 1e-18)) s, the time one image may take"
         case .overloaded(let limit): "busy: every worker is taken and \(limit) jobs are waiting"
         case .outOfMemory: "not enough memory for an image this large"
         }

@@ -37,6 +37,8 @@ public struct ProductPreview: Sendable {
         service.maxSourceBytes = .max
         service.limits.maxRenderMemory = max(service.limits.maxRenderMemory, Int(ProcessInfo.processInfo.physicalMemory / 4))
         service.renderMemory = service.limits.maxRenderMemory
+        // A seller's 50 MP scan takes what it takes: the page is theirs alone.
+        service.limits.renderTimeout = nil
         service.cacheFolder = configuration.photoCache.root + "/preview-thumbnails"
         thumbnails = try ThumbnailService(service, logger: logger)
     }

@@ -136,6 +136,7 @@ public struct ServiceConfiguration: Sendable {
         check(memoryCache >= 0, "memory-cache", "must be 0 or more")
         check(maxSourceBytes > 0, "max-source-bytes", "must be positive")
         check(downloadTimeout >= .seconds(1) && downloadTimeout <= .seconds(600), "download-timeout", "takes 1 to 600 seconds")
+        check(limits.renderTimeout.map { $0 > .zero && $0 <= .seconds(600) } ?? true, "render-timeout", "takes 1 to 600 seconds")
         check((1...1024).contains(maxDownloads), "max-downloads", "takes 1 to 1024")
         if let maxDownloadsPerOrigin {
             check((1...max(1, maxDownloads)).contains(maxDownloadsPerOrigin), "max-downloads-per-origin", "takes 1 to --max-downloads (\(maxDownloads))")

@@ -15,6 +15,7 @@ public struct ThumbnailService: Sendable {
     let handler: ImageRequestHandler
     let metrics: ServiceMetrics
     let connections: ConnectionLimit
+    let departures = ClientDepartures()
     let logger: Logger
 
     /// Checks the configuration (see `ServiceConfiguration.problems`) and builds every part; nothing
@@ -77,16 +78,19 @@ public struct ThumbnailService: Sendable {
         let routes = router.group().add(middleware: AccessLog<Context>(metrics: metrics, logger: logger))
         routes.get("/health") { request, _ in HTTPAnswer.text("ok\n", method: request.method) }
         routes.head("/health") { request, _ in HTTPAnswer.text("ok\n", method: request.method) }
-        let handler = self.handler, shutdown = ShutdownGrace(grace: configuration.grace)
+        let handler = self.handler, shutdown = ShutdownGrace(grace: configuration.grace), departures = self.departures
         for method: HTTPRequest.Method in [.get, .head, .post, .put, .delete, .patch, .options] {
-            routes.on("**", method: method) { request, _ -> Response in
-                await shutdown.answer {
-                    do throws(ServiceFailure) {
-                        let (response, outcome) = try await handler.respond(to: request)
-                        CacheOutcome.current?.text = outcome
-                        return response
-                    } catch {
-                        return error.response
+            routes.on("**", method: method) { request, context -> Response in
+                let channel = (context as? any ConnectionRequestContext)?.channel
+                return await shutdown.answer {
+                    await departures.whileConnected(channel) {
+                        do throws(ServiceFailure) {
+                            let (response, outcome) = try await handler.respond(to: request)
+                            CacheOutcome.current?.text = outcome
+                            return response
+                        } catch {
+                            return error.response
+                        }
                     }
                 }
             }
@@ -102,10 +106,10 @@ public struct ThumbnailService: Sendable {
     /// Serves on `configuration.bind` (and metrics on `metricsBind`) until SIGTERM or SIGINT, then
     /// lets requests in flight finish within `grace`. `onListening` gets each listener's URL.
     public func run(onListening: @escaping @Sendable (_ what: String, _ url: String) -> Void) async throws {
-        let router = Router()
+        let router = Router(context: ServiceRequestContext.self)
         addRoutes(to: router)
         var services: [any Service] = [configuration.bind.application(router.buildResponder(), idleTimeout: configuration.idleTimeout,
-                                                                       limit: connections, logger: logger) { onListening("listening on", $0) }]
+                                                                       limit: connections, departures: departures, logger: logger) { onListening("listening on", $0) }]
         if let metricsBind = configuration.metricsBind {
             let responder = MetricsResponder(metrics: metrics, pool: handler.pool, cache: handler.caches.disk, connections: connections)
             services.append(metricsBind.application(responder, idleTimeout: configuration.idleTimeout, logger: logger) { onListening("metrics on", $0 + "/metrics") })

@@ -14,7 +14,7 @@ final class ErrorWordingTests: XCTestCase {
         .encodeFailed(format: .webp, detail: "x"),
         .cannotFitBudget(maxBytes: 1, smallestBytes: 2, width: 3, height: 4, minQuality: 5),
         .outputFailed(path: "/x", errno: EACCES), .outputUnavailable(path: "/x", errno: ENOSPC), .outputUnsafe(path: "/x"),
-        .outputLocked(directory: "/x"), .cancelled, .overloaded(queueLimit: 3),
+        .outputLocked(directory: "/x"), .cancelled, .timedOut(limit: .milliseconds(2500)), .overloaded(queueLimit: 3),
     ]
 
     func testLibrarySentencesNameNoFlag() {
@@ -23,8 +23,9 @@ final class ErrorWordingTests: XCTestCase {
             XCTAssertFalse(error.description.isEmpty)
             XCTAssertFalse(error.code.isEmpty)
         }
-        XCTAssertEqual(Set(Self.everyCase.map(\.code)).count, 17, "one code per kind")
+        XCTAssertEqual(Set(Self.everyCase.map(\.code)).count, 18, "one code per kind")
         XCTAssertEqual(ImagePipelineError.outputUnavailable(path: "/x", errno: EROFS).description, "cannot write /x: Read-only file system")
+        XCTAssertEqual(ImagePipelineError.timedOut(limit: .milliseconds(2500)).description, "stopped after 2.5 s, the time one image may take")
     }
 
 }

@@ -100,11 +100,18 @@ public final class ServiceProcess: @unchecked Sendable {
     /// says (false after `timeLimit`): orders a test by the service's state, not by a sleep.
     @discardableResult
     public func waitUntilInFlight(atLeast count: Int, timeLimit: TimeInterval = 30) async -> Bool {
+        await waitUntilMetric("market_images_requests_in_flight", atLeast: Double(count), timeLimit: timeLimit)
+    }
+
+    /// Returns once the sample `series` (a metric's name, with its labels if it has any) is at least
+    /// `value` on the metrics port (false after `timeLimit`).
+    @discardableResult
+    public func waitUntilMetric(_ series: String, atLeast value: Double, timeLimit: TimeInterval = 30) async -> Bool {
         let deadline = Date().addingTimeInterval(timeLimit)
         while Date() < deadline {
             let text = (try? await metrics()) ?? ""
-            let line = text.split(separator: "\n").first { $0.hasPrefix("market_images_requests_in_flight ") }
-            if let value = line.flatMap({ Double($0.split(separator: " ")[1]) }), value >= Double(count) { return true }
+            let line = text.split(separator: "\n").first { $0.hasPrefix(series + " ") }
+            if let sample = line.flatMap({ Double($0.split(separator: " ")[1]) }), sample >= value { return true }
             await Task.yield()
         }
         return false

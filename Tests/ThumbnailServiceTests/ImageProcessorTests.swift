@@ -40,6 +40,7 @@ final class ImageProcessorTests: FolderTestCase {
             // These decide what is refused, or which format is chosen (the format is in the tag).
             ("maxPixels", { $0.maxPixels = 1000 }, false),
             ("maxRenderMemory", { $0.maxRenderMemory = 64 << 20 }, false),
+            ("renderTimeout", { $0.renderTimeout = .seconds(1) }, false),
             ("autoAVIF", { $0.autoAVIF = true }, false),
         ]
         let base = ImageProcessor.Limits()

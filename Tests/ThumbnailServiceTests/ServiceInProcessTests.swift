@@ -144,6 +144,27 @@ final class ServiceInProcessTests: FolderTestCase {
         }
     }
 
+    /// A render past `--render-timeout` is stopped and answered 503 `timed-out` (imgproxy's timeout
+    /// status) long before it would have ended, and counted; the next request is served.
+    func testARenderPastItsTimeIsStoppedWith503() async throws {
+        try NoiseImage.png(width: 2000, height: 2000, to: input + "/sku-1/noise.png")
+        var configuration = configuration()
+        configuration.workers = 1
+        configuration.limits.renderTimeout = .milliseconds(100)
+        let slow = path(["rs:fit:4000:4000", "el:1"], source: "local:///sku-1/noise.png", format: "png"), small = path(["w:100"])
+        try await withService(configuration) { service, client in
+            let clock = ContinuousClock(), start = clock.now
+            let answer = try await client.execute(uri: slow, method: .get) { $0 }
+            let took = clock.now - start
+            XCTAssertEqual(answer.status, .serviceUnavailable)
+            XCTAssertEqual(String(buffer: answer.body), #"{"detail":"stopped after 0.1 s, the time one image may take","error":"timed-out"}"#)
+            XCTAssertLessThan(took, .milliseconds(600), "stopped near its deadline, not after the whole render")
+            XCTAssertTrue(service.renderMetrics().contains(#"market_images_renders_stopped_total{reason="timeout"} 1"#), service.renderMetrics())
+            let next = try await client.execute(uri: small, method: .get) { $0.status }
+            XCTAssertEqual(next, .ok)
+        }
+    }
+
     /// Neither an image URL's signature nor an info URL's (which signs the image URL too) is logged.
     func testNoSignatureIsLogged() async throws {
         let log = LogLines()

@@ -40,4 +40,27 @@ typedef struct {
 /// 0, or -1 for an image under 3 × 3 pixels or out of memory.
 int mi_photo_look(const unsigned char *rgb, int width, int height, int working_edge, mi_photo_look_t *out);
 
+/// A render's stop signal: a deadline on the monotonic clock and a flag any thread may set. Owned by
+/// the caller; see watch.c.
+typedef struct mi_watch mi_watch;
+
+enum { MI_WATCH_RUNNING = 0, MI_WATCH_EXPIRED = 1, MI_WATCH_CANCELLED = 2 };
+
+/// A watch whose deadline is `seconds` after `mi_watch_begin` (none when `seconds` ≤ 0); NULL when out
+/// of memory.
+mi_watch *mi_watch_new(double seconds);
+void mi_watch_free(mi_watch *watch);
+/// Asks the work under `watch` to stop: from any thread.
+void mi_watch_cancel(mi_watch *watch);
+/// `MI_WATCH_RUNNING`, `MI_WATCH_EXPIRED` or `MI_WATCH_CANCELLED`.
+int mi_watch_state(const mi_watch *watch);
+/// Puts the calling thread's work under `watch` until `mi_watch_end`, and starts its deadline.
+void mi_watch_begin(mi_watch *watch);
+void mi_watch_end(void);
+/// The state of the calling thread's watch (`MI_WATCH_RUNNING` without one).
+int mi_watch_stopped(void);
+/// Lets the watch of whichever thread computes `image` (a `VipsImage *`), or an image made from it,
+/// stop that computation between tiles.
+void mi_watch_image(void *image);
+
 #endif

@@ -6,7 +6,7 @@ import Foundation
 /// each image are sized from the worker count so the machine is used, not oversubscribed. libvips
 /// keeps that setting process-wide, so a process should have one pool: the service for its lifetime,
 /// a folder run for its length. Work waiting in the queue can be cancelled and then costs nothing;
-/// work that has started runs to its end (libvips cannot be interrupted safely mid-pixel).
+/// work that has started is stopped at its next tile, row or operation (`RenderWatch`).
 public final class ImageWorkPool: Sendable {
     public let workers: Int
     public let queueLimit: Int
@@ -32,21 +32,34 @@ public final class ImageWorkPool: Sendable {
     /// Jobs waiting for a worker now.
     public var queued: Int { state.queuedCount }
 
-    /// Runs `work` on a worker when one is free. If the calling task is cancelled while the work is
-    /// still queued, it is dropped and this throws `.cancelled`.
-    public func run<T: Sendable>(_ work: @escaping @Sendable () throws(ImagePipelineError) -> T) async throws(ImagePipelineError) -> T {
+    /// Jobs on a worker now.
+    public var running: Int { state.runningCount }
+
+    /// Runs `work` on a worker when one is free, for at most `timeout` once it starts (then it is
+    /// stopped and this throws `.timedOut`). If the calling task is cancelled, queued work is dropped
+    /// and running work is stopped; this throws `.cancelled`.
+    public func run<T: Sendable>(timeout: Duration? = nil, _ work: @escaping @Sendable () throws(ImagePipelineError) -> T) async throws(ImagePipelineError) -> T {
         let id = state.nextID()
+        let watch = RenderWatch(timeout: timeout)
         let result: Result<T, ImagePipelineError> = await withTaskCancellationHandler {
             await withCheckedContinuation { continuation in
                 let accepted = state.enqueue(id: id) { cancelled in
                     guard !cancelled else { return continuation.resume(returning: .failure(.cancelled)) }
-                    continuation.resume(returning: Result { () throws(ImagePipelineError) in try work() })
+                    let result = watch.run { Result { () throws(ImagePipelineError) in try work() } }
+                    continuation.resume(returning: result.mapError { error in
+                        switch watch.stop {
+                        case .deadline?: .timedOut(limit: timeout ?? .zero)
+                        case .cancelled?: .cancelled
+                        case nil: error
+                        }
+                    })
                 }
                 if !accepted { return continuation.resume(returning: .failure(.overloaded(queueLimit: queueLimit))) }
                 // A cancellation that came before the job was queued found nothing to drop.
                 if Task.isCancelled { state.cancel(id: id) }
             }
         } onCancel: {
+            watch.cancel()
             state.cancel(id: id)
         }
         return try result.get()
@@ -80,11 +93,13 @@ public final class ImageWorkPool: Sendable {
         private var head = 0
         private var lastID: UInt64 = 0
         private var stopped = false
+        private var running = 0
         private let queueLimit: Int
 
         init(queueLimit: Int) { self.queueLimit = queueLimit }
 
         var queuedCount: Int { condition.withLock { jobs.count - head } }
+        var runningCount: Int { condition.withLock { running } }
 
         func nextID() -> UInt64 {
             condition.withLock {
@@ -111,7 +126,10 @@ public final class ImageWorkPool: Sendable {
         }
 
         func workLoop() {
-            while let job = take() { job.body(false) }
+            while let job = take() {
+                job.body(false)
+                condition.withLock { running -= 1 }
+            }
         }
 
         private func take() -> Job? {
@@ -121,6 +139,7 @@ public final class ImageWorkPool: Sendable {
                 let job = jobs[head]
                 jobs[head] = nil
                 head += 1
+                running += 1
                 // Compact now and then, so the array does not grow for the life of a service.
                 if head > 1024, head * 2 > jobs.count {
                     jobs.removeFirst(head)

@@ -32,12 +32,14 @@ final class VipsImageHandle: @unchecked Sendable {
         _ failure: (String) -> ImagePipelineError,
         _ operation: (UnsafeMutablePointer<UnsafeMutablePointer<VipsImage>?>) throws(ImagePipelineError) -> Int32
     ) throws(ImagePipelineError) -> VipsImageHandle {
+        try RenderWatch.check()
         var out: UnsafeMutablePointer<VipsImage>?
         let status = try operation(&out)
         guard status == 0, let out else {
             if let out { g_object_unref(out) }
             throw failure(VipsErrorLog.take(for: origin))
         }
+        RenderWatch.watch(out)
         return VipsImageHandle(taking: out, origin: origin)
     }
 
@@ -66,6 +68,7 @@ final class VipsImageHandle: @unchecked Sendable {
         failure: (String) -> ImagePipelineError,
         _ operation: (UnsafeMutablePointer<VipsImage>, UnsafeMutablePointer<UnsafeMutableRawPointer?>, UnsafeMutablePointer<Int>) -> Int32
     ) throws(ImagePipelineError) -> Data {
+        try RenderWatch.check()
         var buffer: UnsafeMutableRawPointer?
         var length = 0
         guard operation(pointer, &buffer, &length) == 0, let buffer else {

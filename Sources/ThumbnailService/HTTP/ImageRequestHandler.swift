@@ -158,13 +158,14 @@ struct ImageRequestHandler: Sendable {
         } catch let failure as ServiceFailure {
             throw failure
         } catch {
-            throw ServiceFailure(status: .serviceUnavailable, error: "cancelled", detail: "the request went away")
+            // Only cancellation is left: this request's client went away.
+            throw ServiceFailure(.cancelled)
         }
     }
 
     /// `work` on the source's bytes, on the pool, once admitted by what a decode into `box` will hold:
-    /// alone (`admissible`), and beside the others (`memory`). A remote source's bytes, and their
-    /// slot, are held only meanwhile.
+    /// alone (`admissible`), and beside the others (`memory`), and stopped at `--render-timeout`. A
+    /// remote source's bytes, and their slot, are held only meanwhile.
     private func decoding<T: Sendable>(_ source: any ResolvedSource, box: (ImageHeader) -> (width: Int, height: Int),
                                        _ work: @escaping @Sendable (ImageSource) throws(ImagePipelineError) -> T) async throws(ServiceFailure) -> T {
         let bytes = try await source.open()
@@ -172,10 +173,15 @@ struct ImageRequestHandler: Sendable {
         await memory.acquire(cost)
         let result: Result<T, ImagePipelineError>
         do {
-            result = .success(try await pool.run { () throws(ImagePipelineError) in
+            result = .success(try await pool.run(timeout: processor.limits.renderTimeout) { () throws(ImagePipelineError) in
                 try withExtendedLifetime(bytes.held) { () throws(ImagePipelineError) in try work(bytes.image) }
             })
         } catch {
+            switch error {
+            case .timedOut: metrics.stopped("timeout")
+            case .cancelled: metrics.stopped("client-gone")
+            default: break
+            }
             result = .failure(error)
         }
         await memory.release(cost)

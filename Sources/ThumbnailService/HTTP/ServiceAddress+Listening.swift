@@ -10,11 +10,15 @@ extension ServiceAddress {
     /// a byte at a time (slowloris), since partial requests do not count as activity, and one that
     /// trickles a body (`RequestDeadline`). `limit` caps
     /// the connections held (see `ConnectionLimit`); HTTP/1.0 connections close after their answer
-    /// (see `HTTP10Close`). `onListening` gets the URL once the port is bound.
-    func application(_ responder: some HTTPResponder<BasicRequestContext>, idleTimeout: Duration, limit: ConnectionLimit? = nil,
-                     logger: Logger, onListening: @escaping @Sendable (String) -> Void) -> some Service {
+    /// (see `HTTP10Close`); `departures` learns when a client goes. `onListening` gets the URL once
+    /// the port is bound.
+    func application<Context: RequestContext>(_ responder: some HTTPResponder<Context>, idleTimeout: Duration, limit: ConnectionLimit? = nil,
+                                              departures: ClientDepartures? = nil, logger: Logger,
+                                              onListening: @escaping @Sendable (String) -> Void) -> some Service
+    where Context.Source == ApplicationRequestContextSource {
         let handlers: @Sendable () -> [any RemovableChannelHandler] = {
             [HTTP10Close(), RequestDeadline(limit: TimeAmount(idleTimeout))] + (limit.map { [$0.handler()] } ?? [])
+                + (departures.map { [$0.handler()] } ?? [])
         }
         return Application(
             responder: responder,

@@ -41,7 +41,10 @@ public struct ServiceFailure: Error, Sendable {
         case .damaged, .emptySource, .cannotFitBudget: .unprocessableContent
         case .sourceUnreadable: .notFound
         case .invalidOption: .badRequest
-        case .overloaded, .cancelled, .outOfMemory: .serviceUnavailable
+        // A render stopped at its deadline is imgproxy's timeout: 503.
+        case .overloaded, .outOfMemory, .timedOut: .serviceUnavailable
+        // Nobody waits for the answer: nginx's "client closed request", for the access log.
+        case .cancelled: HTTPResponse.Status(code: 499, reasonPhrase: "Client Closed Request")
         case .libraryUnavailable, .processingFailed, .encodeFailed, .outputFailed, .outputUnavailable, .outputUnsafe, .outputLocked:
             .internalServerError
         }

@@ -2,7 +2,7 @@ import ImagePipeline
 import Prometheus
 
 /// The service's Prometheus metrics: requests by status and in flight, processing time, cache
-/// outcomes, the queue, connections, and bytes in and out. Each service has a registry of its own
+/// outcomes, the queue and the renders running or stopped, connections, and bytes in and out. Each service has a registry of its own
 /// rather than the process-wide metrics system, so several can run in one process (tests, or a server
 /// mounting two); `MetricsResponder` renders it. Every metric is named, with its help line, once here.
 struct ServiceMetrics: Sendable {
@@ -26,6 +26,9 @@ struct ServiceMetrics: Sendable {
         name("source_bytes", unit: "total", "Source bytes had: downloaded from origins (kind remote) or read from the root (kind local).")
     }
     private static var evictions: MetricNameDescriptor { name("cache_evictions", unit: "total", "Outputs evicted from the disk cache.") }
+    private static var stopped: MetricNameDescriptor {
+        name("renders_stopped", unit: "total", "Renders given up: at --render-timeout (reason timeout), or when every client waiting for one left (reason client-gone; a queued one is dropped unstarted).")
+    }
     private static var shed: MetricNameDescriptor {
         name("connections_shed", unit: "total", "Connections closed at once because --max-connections were open.")
     }
@@ -54,8 +57,9 @@ struct ServiceMetrics: Sendable {
 
     /// Values read when `/metrics` is scraped: two gauges, and the growth of two totals kept
     /// elsewhere added to their counters (counters only rise, so rates and resets work).
-    func scraped(queueDepth: Int, evictions: Int, connections: Int, shed: Int) {
+    func scraped(queueDepth: Int, running: Int, evictions: Int, connections: Int, shed: Int) {
         registry.makeGauge(descriptor: Self.name("queue_depth", "Renders waiting for a worker.")).set(Double(queueDepth))
+        registry.makeGauge(descriptor: Self.name("renders_running", "Renders on a worker now.")).set(Double(running))
         registry.makeGauge(descriptor: Self.name("connections", "Connections open now.")).set(Double(connections))
         let growth = reported.withLock { last in
             defer { last = (max(last.evictions, evictions), max(last.shed, shed)) }
@@ -73,6 +77,11 @@ struct ServiceMetrics: Sendable {
 
     func sourceBytes(_ count: Int, kind: String) {
         registry.makeCounter(descriptor: Self.sourceBytes, labels: [("kind", kind)]).increment(by: Int64(count))
+    }
+
+    /// A render given up (`reason` timeout or client-gone).
+    func stopped(_ reason: String) {
+        registry.makeCounter(descriptor: Self.stopped, labels: [("reason", reason)]).increment()
     }
 
     func bytesOut(_ count: Int) { bytesOut.increment(by: Int64(count)) }

@@ -18,6 +18,9 @@ public struct ImageProcessor: Sendable {
         /// A render whose estimated memory (`DecodeCost`, from the header) is larger is refused, 413
         /// (`--max-render-memory`): well under a 1 GB unit, whatever the file's format.
         public var maxRenderMemory = 256 << 20
+        /// A render still running this long after a worker took it up is stopped and answered 503
+        /// (`--render-timeout`, imgproxy's `IMGPROXY_TIMEOUT`); nil for none.
+        public var renderTimeout: Duration? = .seconds(10)
         /// JPEGs decoded straight to the output's scale (`--fast-decode`; see `DecodedImage.decode`).
         public var draftDecode = false
         /// AVIF for clients whose `Accept` lists it, before WebP (`--auto-avif`, imgproxy's

@@ -36,7 +36,7 @@ struct OriginClient: Sendable {
             while let next = await group.next() {
                 if let result = next { return result }
             }
-            return .failure(ServiceFailure(status: .serviceUnavailable, error: "cancelled", detail: "the request went away"))
+            return .failure(ServiceFailure(.cancelled))
         }
         return try outcome.get()
     }

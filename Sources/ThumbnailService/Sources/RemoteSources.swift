@@ -84,7 +84,7 @@ struct RemoteSources: SourceKind {
         } catch let failure as ServiceFailure {
             throw failure
         } catch {
-            throw ServiceFailure(status: .serviceUnavailable, error: "cancelled", detail: "the request went away")
+            throw ServiceFailure(.cancelled)
         }
     }
 

@@ -123,6 +123,9 @@ struct Serve: AsyncParsableCommand {
     @Option(help: "Bytes all renders at once may hold, by their estimates; more wait (default: \(defaults.renderMemory)).")
     var renderMemory: Int?
 
+    @Option(help: "Seconds a render may run once a worker takes it up; then it is stopped and answered 503 (default: \(defaults.limits.renderTimeout?.components.seconds ?? 0)).")
+    var renderTimeout: Int?
+
     @Option(help: "Quality when the URL gives none (default: \(defaults.limits.defaultQuality)).")
     var quality: Int?
 
@@ -196,6 +199,8 @@ struct Serve: AsyncParsableCommand {
         configuration.limits.maxPixels = try from.value(maxPixels, "max-pixels", default: configuration.limits.maxPixels)
         configuration.limits.maxRenderMemory = try from.value(maxRenderMemory, "max-render-memory", default: configuration.limits.maxRenderMemory)
         configuration.renderMemory = try from.value(renderMemory, "render-memory", default: configuration.renderMemory)
+        configuration.limits.renderTimeout = .seconds(try from.value(renderTimeout, "render-timeout",
+                                                                     default: Int(configuration.limits.renderTimeout?.components.seconds ?? 10)))
         configuration.limits.draftDecode = try from.isOn(fastDecode, "fast-decode")
         configuration.limits.autoAVIF = try from.isOn(autoAvif, "auto-avif")
         configuration.limits.encoder = EncoderSettings(progressive: try !from.isOn(baselineJPEG, "baseline-jpeg"),

@@ -28,7 +28,7 @@ extension ImagePipelineError {
         case .outputLocked:
             return description + "; wait for it to finish"
         case .sourceUnreadable, .unsupportedFormat, .blockedFormat, .processingFailed, .encodeFailed,
-             .outputFailed, .cancelled, .overloaded, .outOfMemory:
+             .outputFailed, .cancelled, .timedOut, .overloaded, .outOfMemory:
             return description
         }
     }

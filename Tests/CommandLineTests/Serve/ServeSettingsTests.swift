@@ -105,7 +105,7 @@ final class ServeSettingsTests: FolderTestCase {
             "source-stale-if-error": "soon", "source-cache-size": "0", "fallback-image": "/no/such/file.jpg",
             "fallback-status": "99", "fallback-max-age": "-5", "bind": "everywhere", "key-file": "/no/such/key.hex",
             "insecure-unsigned": "perhaps", "only-presets": "2", "preset-dprs": "2x", "signature-size": "33", "cache-size": "0",
-            "memory-cache": "-1", "workers": "abc", "queue": "-1", "max-output-edge": "8", "max-pixels": "0", "max-render-memory": "1000", "render-memory": "many", "quality": "500",
+            "memory-cache": "-1", "workers": "abc", "queue": "-1", "max-output-edge": "8", "max-pixels": "0", "max-render-memory": "1000", "render-memory": "many", "render-timeout": "0", "quality": "500",
             "fast-decode": "fast", "baseline-jpeg": "jpeg", "avif-effort": "10", "auto-avif": "auto", "preset": "card",
             "max-age": "-1", "grace": "-1", "idle-timeout": "0", "max-connections": "0", "metrics-bind": "nowhere",
             "config": "/no/such/serve.env",

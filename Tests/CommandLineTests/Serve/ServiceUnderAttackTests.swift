@@ -162,6 +162,28 @@ final class ServiceUnderAttackTests: FolderTestCase {
         XCTAssertTrue(service.isRunning)
     }
 
+    /// A client that leaves while its render runs (closing the connection, as nginx does upstream when
+    /// its own client leaves) takes the render with it: stopped mid-run, the worker free for the next
+    /// request, and 499 in the access log.
+    func testARenderWhoseClientLeftIsStopped() async throws {
+        try NoiseImage.png(width: 2000, height: 2000, to: input + "/sku-1/noise.png")
+        let service = try start(["--workers", "1"])
+        let port = try XCTUnwrap(service.base.port)
+        let slow = path("sku-1/noise.png", ["rs:fit:4000:4000", "el:1"], format: "png")
+        do {
+            let connection = try RawConnection(port: port)
+            connection.send("GET \(slow) HTTP/1.1\r\nHost: x\r\n\r\n")
+            let running = await service.waitUntilMetric("market_images_renders_running", atLeast: 1)
+            XCTAssertTrue(running, "the render started")
+        }
+        let stopped = await service.waitUntilMetric(#"market_images_renders_stopped_total{reason="client-gone"}"#, atLeast: 1)
+        let metrics = try await service.metrics()
+        XCTAssertTrue(stopped, "the render was stopped: \(metrics)")
+        let next = try await service.get(path("sku-1/IMG_2.jpg", ["w:100"]))
+        XCTAssertEqual(next.status, 200)
+        XCTAssertEqual(service.logLines(containing: " 499 ").count, 1, service.logText)
+    }
+
     /// The corpus's hostile files as sources: each answered with the status of its error, fast, and
     /// memory bounded.
     func testHostileFilesAreRefusedFastWithTheirStatus() async throws {

@@ -1,0 +1,80 @@
+import Foundation
+import TestSupport
+import XCTest
+@testable import ImagePipeline
+
+/// A render on the pool is stopped where it is, not after it: at its deadline, or when the caller
+/// goes away. Real renders of files that take seconds: a progressive JPEG (our own decode, which
+/// takes in every scan before its first row) and a noise PNG written as PNG (libvips' decode and
+/// encode). Each is timed whole once, and stopped in a small part of that.
+final class RenderStopTests: FolderTestCase {
+    private func slowSources() throws -> [(name: String, source: ImageSource, spec: RenderSpec)] {
+        try FileManager.default.createDirectory(atPath: input, withIntermediateDirectories: true)
+        _ = try ProcessOutput.run("/usr/bin/env", ["python3", "-c", """
+            import sys
+            from PIL import Image, ImageFile
+            ImageFile.MAXBLOCK = 1 << 26
+            size = (3000, 3000)
+            noise = Image.merge("RGB", [Image.effect_noise(size, 80) for _ in range(3)])
+            noise.save(sys.argv[1] + "/progressive.jpg", progressive=True, subsampling=0, quality=95)
+            """, input])
+        try NoiseImage.png(width: 2000, height: 2000, to: input + "/noise.png")
+        return [("progressive JPEG", .file(input + "/progressive.jpg"), RenderSpec(width: 256, height: 256)),
+                ("noise PNG", .file(input + "/noise.png"), RenderSpec(width: 4000, height: 4000, resizing: .fit, enlarge: true, format: .png))]
+    }
+
+    private static func render(_ pool: ImageWorkPool, _ source: ImageSource, _ spec: RenderSpec, timeout: Duration? = nil,
+                        started: Gate? = nil) async throws(ImagePipelineError) -> EncodedImage {
+        try await pool.run(timeout: timeout) { () throws(ImagePipelineError) in
+            if let started { Task { await started.open() } }
+            return try ImageRenderer(spec: spec).render(source, maxPixels: 100_000_000)
+        }
+    }
+
+    private static func start(_ pool: ImageWorkPool, _ source: ImageSource, _ spec: RenderSpec, started: Gate) -> Task<EncodedImage, any Error> {
+        Task { try await render(pool, source, spec, started: started) }
+    }
+
+    func testARenderIsStoppedAtItsDeadlineAndTheWorkerGoesOn() async throws {
+        let pool = ImageWorkPool(workers: 1)
+        for (name, source, spec) in try slowSources() {
+            let clock = ContinuousClock()
+            let whole = try await clock.measure { _ = try await Self.render(pool, source, spec) }
+            let limit = whole / 20
+            let start = clock.now
+            do {
+                _ = try await Self.render(pool, source, spec, timeout: limit)
+                XCTFail("\(name): a render of \(whole) finished within \(limit)")
+            } catch {
+                XCTAssertEqual(error, .timedOut(limit: limit), name)
+            }
+            let stopped = clock.now - start
+            XCTAssertLessThan(stopped, whole / 4, "\(name): stopped after \(stopped) of \(whole)")
+            let next = try await Self.render(pool, source, RenderSpec(width: 64, height: 64))
+            XCTAssertEqual(max(next.width, next.height), 64, "\(name): the worker renders the next image")
+        }
+    }
+
+    func testARunningRenderWhoseCallerLeftIsStopped() async throws {
+        let pool = ImageWorkPool(workers: 1)
+        for (name, source, spec) in try slowSources() {
+            let clock = ContinuousClock()
+            let whole = try await clock.measure { _ = try await Self.render(pool, source, spec) }
+            let started = Gate()
+            let start = clock.now
+            let task = Self.start(pool, source, spec, started: started)
+            await started.wait()
+            task.cancel()
+            do {
+                _ = try await task.value
+                XCTFail("\(name): a cancelled render finished")
+            } catch {
+                XCTAssertEqual(error as? ImagePipelineError, .cancelled, name)
+            }
+            let stopped = clock.now - start
+            XCTAssertLessThan(stopped, whole / 2, "\(name): stopped after \(stopped) of a \(whole) render")
+            let next = try await Self.render(pool, source, RenderSpec(width: 64, height: 64))
+            XCTAssertEqual(max(next.width, next.height), 64, "\(name): the worker renders the next image")
+        }
+    }
+}
