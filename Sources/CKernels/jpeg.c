@@ -126,7 +126,8 @@ int mi_jpeg_thumbnail(const void *buf, size_t len, int scale, double shrink,
     d->cinfo.scale_denom = 8;
     jpeg_start_decompress(&d->cinfo);
     int bands = d->cinfo.output_components, decoded_width = (int)d->cinfo.output_width;
-    if (bands != 1 && bands != 3) ERREXIT(&d->cinfo, JERR_CONVERSION_NOTIMPL);
+    int cmyk = bands == 4 && d->cinfo.out_color_space == JCS_CMYK;
+    if (bands != 1 && bands != 3 && !cmyk) ERREXIT(&d->cinfo, JERR_CONVERSION_NOTIMPL);
     if (width > decoded_width) width = decoded_width;
     if (height > (int)d->cinfo.output_height) height = (int)d->cinfo.output_height;
     size_t line = (size_t)decoded_width * (size_t)bands;
@@ -139,7 +140,13 @@ int mi_jpeg_thumbnail(const void *buf, size_t len, int scale, double shrink,
                                                       d->cinfo.image_width * d->cinfo.scale_num / 8.0))) {
         ERREXIT(&d->cinfo, JERR_OUT_OF_MEMORY);
     }
-    if (to_srgb) jpeg_read_icc_profile(&d->cinfo, &d->icc, &d->icc_length);
+    if (to_srgb || cmyk) jpeg_read_icc_profile(&d->cinfo, &d->icc, &d->icc_length);
+    // Photoshop's CMYK JPEGs (an Adobe marker) store ink inverted, as libvips' loader also undoes.
+    // After the shrink, which commutes with it: its weights sum to one.
+    if (cmyk && d->cinfo.saw_Adobe_marker) {
+        size_t count = (size_t)width * (size_t)height * 4;
+        for (size_t i = 0; i < count; i++) d->pixels[i] = (uint8_t)(255 - d->pixels[i]);
+    }
 
     VipsImage *image = vips_image_new_from_memory(d->pixels, (size_t)width * (size_t)height * (size_t)bands,
                                                   width, height, bands, VIPS_FORMAT_UCHAR);
@@ -149,14 +156,16 @@ int mi_jpeg_thumbnail(const void *buf, size_t len, int scale, double shrink,
     }
     g_signal_connect(image, "postclose", G_CALLBACK(mi_free_pixels), d->pixels);
     d->pixels = NULL;
-    image->Type = bands == 1 ? VIPS_INTERPRETATION_B_W : VIPS_INTERPRETATION_sRGB;
+    image->Type = bands == 1 ? VIPS_INTERPRETATION_B_W : cmyk ? VIPS_INTERPRETATION_CMYK : VIPS_INTERPRETATION_sRGB;
     if (d->icc) vips_image_set_blob_copy(image, VIPS_META_ICC_NAME, d->icc, d->icc_length);
-    int converted = d->icc != NULL;
+    int converted = d->icc != NULL || cmyk;
     mi_jpeg_release(d);
 
     VipsImage *next;
     if (converted) {
-        int failed = vips_icc_transform(image, &next, "srgb", "embedded", TRUE, NULL);
+        // CMYK without a profile of its own goes through libvips' CMYK profile, as a full load would.
+        int failed = cmyk ? vips_icc_transform(image, &next, "srgb", "embedded", TRUE, "input_profile", "cmyk", NULL)
+                          : vips_icc_transform(image, &next, "srgb", "embedded", TRUE, NULL);
         g_object_unref(image);
         if (failed) return -1;
         image = next;

@@ -43,6 +43,11 @@ public struct ProductPreview: Sendable {
         thumbnails = try ThumbnailService(service, logger: logger)
     }
 
+    /// Stops the thumbnails still rendering, before the process exits.
+    public func stopRendering() async {
+        await thumbnails.stopRendering()
+    }
+
     /// The product folders with photos, in name order.
     public var productFolders: [String] { catalogue.folders }
 

@@ -104,7 +104,7 @@ public struct ThumbnailService: Sendable {
     }
 
     /// Serves on `configuration.bind` (and metrics on `metricsBind`) until SIGTERM or SIGINT, then
-    /// lets requests in flight finish within `grace`. `onListening` gets each listener's URL.
+    /// lets requests in flight finish within `grace`, and stops the renders left. `onListening` gets each listener's URL.
     public func run(onListening: @escaping @Sendable (_ what: String, _ url: String) -> Void) async throws {
         let router = Router(context: ServiceRequestContext.self)
         addRoutes(to: router)
@@ -115,6 +115,13 @@ public struct ThumbnailService: Sendable {
             services.append(metricsBind.application(responder, idleTimeout: configuration.idleTimeout, logger: logger) { onListening("metrics on", $0 + "/metrics") })
         }
         try await ServiceAddress.run(services, grace: configuration.grace, logger: logger)
+        await stopRendering()
+    }
+
+    /// Stops what is still rendering and waits for the workers to be free, at most `limit`: for a
+    /// host about to exit (`run` does it itself), since exiting while a decoder runs can crash.
+    public func stopRendering(within limit: Duration = .seconds(5)) async {
+        await handler.pool.stopAll(within: limit)
     }
 
     /// Prometheus text, as the metrics listener answers it.

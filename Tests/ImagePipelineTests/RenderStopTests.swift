@@ -77,4 +77,31 @@ final class RenderStopTests: FolderTestCase {
             XCTAssertEqual(max(next.width, next.height), 64, "\(name): the worker renders the next image")
         }
     }
+
+    /// A service about to exit stops everything on the pool and waits for its worker: the running
+    /// render stopped, the queued one dropped, both told so, in a small part of the render's time.
+    func testStoppingThePoolStopsTheRunningRenderAndDropsTheQueued() async throws {
+        let pool = ImageWorkPool(workers: 1)
+        let (_, source, spec) = try slowSources()[1]
+        let clock = ContinuousClock()
+        let whole = try await clock.measure { _ = try await Self.render(pool, source, spec) }
+        let started = Gate()
+        let running = Self.start(pool, source, spec, started: started)
+        await started.wait()
+        let queued = Self.start(pool, source, spec, started: Gate())
+        try await waitUntil("the second render to queue") { pool.queued == 1 }
+        let stopping = clock.now
+        await pool.stopAll(within: .seconds(30))
+        let took = clock.now - stopping
+        XCTAssertEqual(pool.running, 0)
+        XCTAssertLessThan(took, whole / 2, "stopped in \(took) of a \(whole) render")
+        for task in [running, queued] {
+            do {
+                _ = try await task.value
+                XCTFail("a render finished after the pool was stopped")
+            } catch {
+                XCTAssertEqual(error as? ImagePipelineError, .cancelled)
+            }
+        }
+    }
 }

@@ -8,7 +8,8 @@
 
 /// Decodes `len` bytes of JPEG at `buf` at `scale`/8 and shrinks it by `shrink` on both axes into
 /// `width` × `height` (stored orientation; never enlarged) with Lanczos3; with `to_srgb`, an embedded
-/// profile is converted to sRGB; then the image is turned upright by EXIF `orientation`. Fails as
+/// profile is converted to sRGB (a CMYK JPEG always is, through libvips' CMYK profile when it has
+/// none); then the image is turned upright by EXIF `orientation`. Fails as
 /// libvips' `fail_on=error` would, under libvips' `VipsJpeg` error domain. `out` receives a
 /// `VipsImage *`: typed as `void **` so this header does not include libvips' (whose declarations
 /// belong to the CVips module).

@@ -13,12 +13,10 @@ public enum DecodeCost {
         let output = 4 * 4 * pixels * fit * fit + Double(fixedBytes)
         let decoder: Double
         switch header.format {
-        case "JPEG" where header.interpretation == "cmyk":
-            // Loaded whole (converted through its own profile), and coefficients too when progressive.
-            decoder = pixels * 4 + (header.interlaced ? pixels * 4 * 2 : 0)
         case "JPEG":
             // Decoded at the DCT scale the fit allows and shrunk as rows arrive (`JPEGFit`): rows, not
-            // the image; a progressive file also keeps every coefficient (2 bytes each) to its last scan.
+            // the image; a progressive file also keeps every coefficient (2 bytes each) to its last
+            // scan. CMYK the same, four components, converted once small.
             let scale = Double(JPEGFit(header: header, box: box, headroom: 2).scale) / 8
             decoder = Double(header.width) * scale * Double(header.bands) * 2048 + (header.interlaced ? pixels * 2 * chromaSamples(header) : 0)
         case "PNG" where header.interlaced, "TIFF":
@@ -43,9 +41,10 @@ public enum DecodeCost {
     /// renders were measured to hold).
     static let fixedBytes = 16 << 20
 
-    /// Samples per pixel over all of a JPEG's components: 3 at 4:4:4, 1.5 at 4:2:0, 1 for grey.
+    /// Samples per pixel over all of a JPEG's components: 3 at 4:4:4, 1.5 at 4:2:0, 1 for grey, 4 for
+    /// CMYK (taken as never subsampled).
     private static func chromaSamples(_ header: ImageHeader) -> Double {
-        guard header.bands >= 3 else { return Double(header.bands) }
+        guard header.bands == 3 else { return Double(header.bands) }
         switch header.chromaSubsampling {
         case "4:2:0": return 1.5
         case "4:2:2", "4:4:0": return 2

@@ -48,15 +48,16 @@ public struct DecodedImage: Sendable {
         let origin = VipsErrorLog.Source(loader: header.loader, format: header.format, fileName: source.fileName)
         let damaged = { (detail: String) in ImagePipelineError.damaged(format: header.format, detail: detail) }
         Self.counter.withLock { $0 += 1 }
-        // CMYK is loaded whole and converted through its own profile (see `fromCMYK`); everything
-        // else shrinks on load. fail_on only takes effect while pixels are read: a truncated JPEG
-        // fails at materialising, not as grey, so every path materialises while the bytes are pinned.
+        // Every JPEG shrinks on load in our own decode, CMYK too (converted through its own profile
+        // once small); a CMYK TIFF is loaded whole and converted (see `fromCMYK`); everything else
+        // shrinks on load in libvips. fail_on only takes effect while pixels are read: a truncated
+        // JPEG fails at materialising, not as grey, so every path materialises while the bytes are pinned.
+        let jpeg = header.format == "JPEG" ? JPEGFit(header: header, box: (Int(width), Int(height)), headroom: draft ? 1 : 2) : nil
+        let wholeCMYK = header.isCMYK && jpeg == nil
         func decode(_ operation: (UnsafeMutablePointer<UnsafeMutablePointer<VipsImage>?>) -> Int32) throws(ImagePipelineError) -> VipsImageHandle {
             let loaded = try VipsImageHandle.make(origin: origin, damaged, operation)
-            return try (header.isCMYK ? loaded.fromCMYK(into: (width, height)) : loaded.normalisedTo8BitDisplay()).materialized()
+            return try (wholeCMYK ? loaded.fromCMYK(into: (width, height)) : loaded.normalisedTo8BitDisplay()).materialized()
         }
-        let jpeg = header.format == "JPEG" && !header.isCMYK
-            ? JPEGFit(header: header, box: (Int(width), Int(height)), headroom: draft ? 1 : 2) : nil
         let decoded = try ImageSource.pinning(data) { bytes throws(ImagePipelineError) in
             let (base, count) = (bytes.baseAddress, bytes.count)
             return try decode { out in
@@ -66,7 +67,7 @@ public struct DecodedImage: Sendable {
                                           Int32(header.orientation), exportProfile == nil ? 0 : 1, image)
                     }
                 }
-                if header.isCMYK { return mi_load_buffer(base, count, out) }
+                if wholeCMYK { return mi_load_buffer(base, count, out) }
                 return mi_thumbnail_buffer(base, count, out, width, height, exportProfile)
             }
         }

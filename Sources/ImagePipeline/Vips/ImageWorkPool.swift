@@ -43,7 +43,7 @@ public final class ImageWorkPool: Sendable {
         let watch = RenderWatch(timeout: timeout)
         let result: Result<T, ImagePipelineError> = await withTaskCancellationHandler {
             await withCheckedContinuation { continuation in
-                let accepted = state.enqueue(id: id) { cancelled in
+                let accepted = state.enqueue(id: id, watch: watch) { cancelled in
                     guard !cancelled else { return continuation.resume(returning: .failure(.cancelled)) }
                     let result = watch.run { Result { () throws(ImagePipelineError) in try work() } }
                     continuation.resume(returning: result.mapError { error in
@@ -65,6 +65,21 @@ public final class ImageWorkPool: Sendable {
         return try result.get()
     }
 
+    /// Drops the queued work, stops the running work (`RenderWatch`: at its next tile, row or
+    /// operation) and returns once no worker is busy, or after `limit`: for a service about to exit,
+    /// since a process that exits while a decoder runs on another thread can crash in its exit
+    /// handlers (libde265's, seen as SIGSEGV at the end of a graceful stop).
+    public func stopAll(within limit: Duration) async {
+        let deadline = Date().addingTimeInterval(Double(limit.components.seconds) + Double(limit.components.attoseconds) * 1e-18)
+        state.stopAll()
+        await withCheckedContinuation { continuation in
+            Thread.detachNewThread { [state] in
+                state.waitUntilIdle(before: deadline)
+                continuation.resume()
+            }
+        }
+    }
+
     /// Runs `body` for each index on the workers and returns when all have run: for synchronous
     /// batch callers. Ignores the queue limit.
     func forEach(_ count: Int, _ body: @escaping @Sendable (Int) -> Void) {
@@ -82,6 +97,7 @@ public final class ImageWorkPool: Sendable {
     private final class State: @unchecked Sendable {
         private struct Job {
             let id: UInt64
+            var watch: RenderWatch?
             /// Called once: with `true` when the job was cancelled before it started.
             let body: (Bool) -> Void
         }
@@ -93,13 +109,14 @@ public final class ImageWorkPool: Sendable {
         private var head = 0
         private var lastID: UInt64 = 0
         private var stopped = false
-        private var running = 0
+        /// The watches of the jobs on a worker now, by job.
+        private var running: [UInt64: RenderWatch?] = [:]
         private let queueLimit: Int
 
         init(queueLimit: Int) { self.queueLimit = queueLimit }
 
         var queuedCount: Int { condition.withLock { jobs.count - head } }
-        var runningCount: Int { condition.withLock { running } }
+        var runningCount: Int { condition.withLock { running.count } }
 
         func nextID() -> UInt64 {
             condition.withLock {
@@ -108,10 +125,10 @@ public final class ImageWorkPool: Sendable {
             }
         }
 
-        func enqueue(id: UInt64, bounded: Bool = true, _ body: @escaping (Bool) -> Void) -> Bool {
+        func enqueue(id: UInt64, bounded: Bool = true, watch: RenderWatch? = nil, _ body: @escaping (Bool) -> Void) -> Bool {
             condition.withLock {
                 guard !bounded || jobs.count - head < queueLimit else { return false }
-                jobs.append(Job(id: id, body: body))
+                jobs.append(Job(id: id, watch: watch, body: body))
                 condition.signal()
                 return true
             }
@@ -128,7 +145,29 @@ public final class ImageWorkPool: Sendable {
         func workLoop() {
             while let job = take() {
                 job.body(false)
-                condition.withLock { running -= 1 }
+                condition.withLock {
+                    running[job.id] = nil
+                    condition.broadcast()
+                }
+            }
+        }
+
+        /// Every queued job dropped, every running one told to stop.
+        func stopAll() {
+            let (queued, watches) = condition.withLock {
+                defer {
+                    jobs.removeAll()
+                    head = 0
+                }
+                return (jobs[head...].compactMap { $0 }, running.values.compactMap { $0 })
+            }
+            watches.forEach { $0.cancel() }
+            queued.forEach { $0.body(true) }
+        }
+
+        func waitUntilIdle(before deadline: Date) {
+            condition.withLock {
+                while !running.isEmpty, condition.wait(until: deadline) {}
             }
         }
 
@@ -139,7 +178,7 @@ public final class ImageWorkPool: Sendable {
                 let job = jobs[head]
                 jobs[head] = nil
                 head += 1
-                running += 1
+                if let job { running[job.id] = job.watch }
                 // Compact now and then, so the array does not grow for the life of a service.
                 if head > 1024, head * 2 > jobs.count {
                     jobs.removeFirst(head)

@@ -3,7 +3,8 @@ import CVips
 /// Bringing a decoded image to what every output starts from: 8-bit sRGB (or grey), upright, in the box.
 extension VipsImageHandle {
     /// A CMYK image to sRGB through its own embedded profile (libvips' CMYK profile when it has
-    /// none), then upright and into the box. Without shrink-on-load, but CMYK photos are rare.
+    /// none), then upright and into the box: for CMYK TIFFs, loaded whole (a CMYK JPEG shrinks on
+    /// load in our own decode and is converted there).
     func fromCMYK(into box: (width: Int32, height: Int32)) throws(ImagePipelineError) -> VipsImageHandle {
         try then { mi_icc_to_srgb($0, $1) }
             .then { mi_thumbnail_image($0, $1, box.width, box.height, VIPS_INTERESTING_NONE, VIPS_SIZE_DOWN) }

@@ -72,6 +72,7 @@ struct Preview: AsyncParsableCommand {
             Terminal.standardOutput.write("Preview of \(summary): \(access.address(url))\n")
             Terminal.standardError.write("listening on \(url)\n")
         }
+        await preview.stopRendering()
     }
 
     private func address() throws -> ServiceAddress {
