@@ -35,46 +35,45 @@ final class RenderStopTests: FolderTestCase {
         Task { try await render(pool, source, spec, started: started) }
     }
 
+    /// `stopped()` (a render made to stop) fails with `expected` within `bound`, and the worker
+    /// renders the next image.
+    private func assertStopped(_ name: String, pool: ImageWorkPool, source: ImageSource, within bound: Duration,
+                               expecting expected: ImagePipelineError, _ stopped: () async throws -> EncodedImage) async throws {
+        let clock = ContinuousClock(), start = clock.now
+        do {
+            _ = try await stopped()
+            XCTFail("\(name): a stopped render finished")
+        } catch {
+            XCTAssertEqual(error as? ImagePipelineError, expected, name)
+        }
+        let took = clock.now - start
+        XCTAssertLessThan(took, bound, "\(name): stopped after \(took)")
+        let next = try await Self.render(pool, source, RenderSpec(width: 64, height: 64))
+        XCTAssertEqual(max(next.width, next.height), 64, "\(name): the worker renders the next image")
+    }
+
     func testARenderIsStoppedAtItsDeadlineAndTheWorkerGoesOn() async throws {
         let pool = ImageWorkPool(workers: 1)
         for (name, source, spec) in try slowSources() {
-            let clock = ContinuousClock()
-            let whole = try await clock.measure { _ = try await Self.render(pool, source, spec) }
+            let whole = try await ContinuousClock().measure { _ = try await Self.render(pool, source, spec) }
             let limit = whole / 20
-            let start = clock.now
-            do {
-                _ = try await Self.render(pool, source, spec, timeout: limit)
-                XCTFail("\(name): a render of \(whole) finished within \(limit)")
-            } catch {
-                XCTAssertEqual(error, .timedOut(limit: limit), name)
+            try await assertStopped("\(name), \(whole) whole", pool: pool, source: source, within: whole / 4, expecting: .timedOut(limit: limit)) {
+                try await Self.render(pool, source, spec, timeout: limit)
             }
-            let stopped = clock.now - start
-            XCTAssertLessThan(stopped, whole / 4, "\(name): stopped after \(stopped) of \(whole)")
-            let next = try await Self.render(pool, source, RenderSpec(width: 64, height: 64))
-            XCTAssertEqual(max(next.width, next.height), 64, "\(name): the worker renders the next image")
         }
     }
 
     func testARunningRenderWhoseCallerLeftIsStopped() async throws {
         let pool = ImageWorkPool(workers: 1)
         for (name, source, spec) in try slowSources() {
-            let clock = ContinuousClock()
-            let whole = try await clock.measure { _ = try await Self.render(pool, source, spec) }
-            let started = Gate()
-            let start = clock.now
-            let task = Self.start(pool, source, spec, started: started)
-            await started.wait()
-            task.cancel()
-            do {
-                _ = try await task.value
-                XCTFail("\(name): a cancelled render finished")
-            } catch {
-                XCTAssertEqual(error as? ImagePipelineError, .cancelled, name)
+            let whole = try await ContinuousClock().measure { _ = try await Self.render(pool, source, spec) }
+            try await assertStopped("\(name), \(whole) whole", pool: pool, source: source, within: whole / 2, expecting: .cancelled) {
+                let started = Gate()
+                let task = Self.start(pool, source, spec, started: started)
+                await started.wait()
+                task.cancel()
+                return try await task.value
             }
-            let stopped = clock.now - start
-            XCTAssertLessThan(stopped, whole / 2, "\(name): stopped after \(stopped) of a \(whole) render")
-            let next = try await Self.render(pool, source, RenderSpec(width: 64, height: 64))
-            XCTAssertEqual(max(next.width, next.height), 64, "\(name): the worker renders the next image")
         }
     }
 

@@ -38,11 +38,12 @@ final class LibraryExampleTests: FolderTestCase {
                                                            gravity: .attention, format: .webp, maxBytes: 20_000))
             .render(.file("IMG_0001.HEIC"), maxPixels: options.maxPixels)
 
-        // Image work for a server: a fixed number of workers, a bounded queue (.overloaded beyond it),
-        // and queued work dropped when the caller's task is cancelled.
+        // Image work for a server: a fixed number of workers, a bounded queue (.overloaded beyond it);
+        // queued work dropped and running work stopped when the caller's task is cancelled, or when it
+        // passes its timeout (.timedOut).
         let pool = ImageWorkPool(workers: 2, queueLimit: 16)
         let renderer = try ImageRenderer(spec: RenderSpec(width: 160, height: 160))
-        let encoded = try await pool.run { () throws(ImagePipelineError) in try renderer.render(.data(bytes), maxPixels: 50_000_000) }
+        let encoded = try await pool.run(timeout: .seconds(10)) { () throws(ImagePipelineError) in try renderer.render(.data(bytes), maxPixels: 50_000_000) }
 
         let report = try FolderProcessor(job: FolderJob(inputs: ["photos"], outputFolder: "ready")).run()
 

@@ -93,18 +93,17 @@ final class ClientDepartures: Sendable {
 }
 
 /// A request context that gives the connection's channel, so the service can tell when its client
-/// has gone (`ClientDepartures`). `serve` and the preview use `ServiceRequestContext`; a host that
-/// mounts the service on its own router can adopt this to get the same.
-public protocol ConnectionRequestContext: RequestContext {
+/// has gone (`ClientDepartures`, whose handler only the service's own listeners install).
+protocol ConnectionRequestContext: RequestContext {
     var channel: any Channel { get }
 }
 
 /// The context the service's own listeners give their requests.
-public struct ServiceRequestContext: ConnectionRequestContext {
-    public var coreContext: CoreRequestContextStorage
-    public let channel: any Channel
+struct ServiceRequestContext: ConnectionRequestContext {
+    var coreContext: CoreRequestContextStorage
+    let channel: any Channel
 
-    public init(source: ApplicationRequestContextSource) {
+    init(source: ApplicationRequestContextSource) {
         coreContext = .init(source: source)
         channel = source.channel
     }
