@@ -70,4 +70,7 @@ void mi_watch_end(void) { mi_current_watch = NULL; }
 
 int mi_watch_stopped(void) { return mi_current_watch ? mi_watch_state(mi_current_watch) : MI_WATCH_RUNNING; }
 
-void mi_watch_image(void *image) { vips_image_set_progress((VipsImage *)image, TRUE); }
+// Progress costs a timer per computation and a signal per tile: only work under a watch pays it.
+void mi_watch_image(void *image) {
+    if (mi_current_watch) vips_image_set_progress((VipsImage *)image, TRUE);
+}

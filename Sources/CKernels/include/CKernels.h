@@ -61,7 +61,7 @@ void mi_watch_end(void);
 /// The state of the calling thread's watch (`MI_WATCH_RUNNING` without one).
 int mi_watch_stopped(void);
 /// Lets the watch of whichever thread computes `image` (a `VipsImage *`), or an image made from it,
-/// stop that computation between tiles.
+/// stop that computation between tiles; nothing on a thread without a watch.
 void mi_watch_image(void *image);
 
 #endif

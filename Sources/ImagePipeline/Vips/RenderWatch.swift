@@ -46,7 +46,8 @@ final class RenderWatch: @unchecked Sendable {
         if stop(mi_watch_stopped()) != nil { throw .cancelled }
     }
 
-    /// Lets the calling thread's watch stop the computation of `image` (and of images made from it).
+    /// Lets the calling thread's watch, if it has one, stop the computation of `image` (and of
+    /// images made from it).
     static func watch(_ image: UnsafeMutableRawPointer) {
         mi_watch_image(image)
     }
