@@ -115,7 +115,7 @@ final class ServiceInProcessTests: FolderTestCase {
     /// Small files that cost gigabytes to decode are refused from their header, 413, before any
     /// pixel is decoded: a 35-byte GIF whose one 1×1 frame sits on a 16383² screen, and a progressive
     /// 4:4:4 JPEG (every coefficient held) past a low limit, while its baseline twin is served, and a
-    /// CMYK one as large.
+    /// CMYK one as large; and outputs that cost more than their source (enlarged, AVIF).
     func testCostlyDecodesAreRefusedFromTheHeader() async throws {
         var gif = Data("GIF89a".utf8) + [0xFF, 0x3F, 0xFF, 0x3F, 0x00, 0x00, 0x00]
         gif += [0x2C, 0xFE, 0x3F, 0xFE, 0x3F, 0x01, 0x00, 0x01, 0x00, 0x80, 0, 0, 0, 255, 255, 255, 0x02, 0x02, 0x44, 0x01, 0x00, 0x3B]
@@ -127,13 +127,19 @@ final class ServiceInProcessTests: FolderTestCase {
             image.save(sys.argv[1] + "/progressive.jpg", progressive=True, subsampling=0, quality=90)
             image.save(sys.argv[1] + "/baseline.jpg", subsampling=0, quality=90)
             Image.linear_gradient("L").resize((4000, 4000)).convert("CMYK").save(sys.argv[1] + "/cmyk.jpg", quality=90)
+            image.resize((640, 640)).save(sys.argv[1] + "/small.jpg")
             """, input + "/sku-1"])
         var configuration = configuration()
         configuration.limits.maxRenderMemory = 48 << 20
         // A CMYK JPEG shrinks on load too (loaded whole, it once took 64 MB here, and a minute at 16383²).
+        // What the output will be counts as well as the source: a small photo enlarged, and AVIF
+        // (whose encoder holds about 21 bytes an output pixel).
         let cases = [("screen.gif", HTTPResponse.Status.contentTooLarge), ("progressive.jpg", .contentTooLarge), ("baseline.jpg", .ok),
                      ("cmyk.jpg", .ok)]
             .map { (path(["pr:list"], source: "local:///sku-1/" + $0.0), $0.1) }
+            + [(["rs:fit:1200:1200", "el:1"], "jpg", HTTPResponse.Status.ok), (["rs:fit:2048:2048", "el:1"], "jpg", .contentTooLarge),
+               (["rs:fit:1200:1200", "el:1"], "avif", .contentTooLarge)]
+            .map { (path($0.0, source: "local:///sku-1/small.jpg", format: $0.1), $0.2) }
         let info = "/info" + path([], source: "local:///sku-1/screen.gif"), others = path(["pr:list"])
         try await withService(configuration) { _, client in
             for (uri, status) in cases {
@@ -155,7 +161,7 @@ final class ServiceInProcessTests: FolderTestCase {
         var configuration = configuration()
         configuration.workers = 1
         configuration.limits.renderTimeout = .milliseconds(100)
-        let slow = path(["rs:fit:4000:4000", "el:1"], source: "local:///sku-1/noise.png", format: "png"), small = path(["w:100"])
+        let slow = path(["rs:fit:3500:3500", "el:1"], source: "local:///sku-1/noise.png", format: "png"), small = path(["w:100"])
         try await withService(configuration) { service, client in
             let clock = ContinuousClock(), start = clock.now
             let answer = try await client.execute(uri: slow, method: .get) { $0 }

@@ -4,13 +4,17 @@
 /// gigabytes: a progressive JPEG keeps every DCT coefficient, a GIF decodes onto its whole screen).
 public enum DecodeCost {
     /// Bytes a render of a source with `header` into `box` (upright; `DecodedImage.unbounded` for a
-    /// free side) holds at most.
-    public static func bytes(header: ImageHeader, box: (width: Int, height: Int)) -> Int {
+    /// free side) holds at most, for an output of at most `outputPixels` (by default the source
+    /// fitted into the box, never enlarged; see `RenderSpec.outputPixelBound`) in `format`.
+    public static func bytes(header: ImageHeader, box: (width: Int, height: Int), outputPixels: Int? = nil,
+                             format: OutputFormat = .jpeg) -> Int {
         let pixels = Double(header.width) * Double(header.height)
         let fit = min(1, Double(box.width) / Double(max(1, header.uprightWidth)), Double(box.height) / Double(max(1, header.uprightHeight)))
-        // The output and the working copies around it (resize, crop, encode): four of its RGBA size;
+        // The output and the working copies around it (resize, crop, encode): four of its RGBA size,
+        // and for AVIF what libaom holds besides (measured: 21 bytes a pixel for a 4096×3072 AVIF);
         // and what any render holds whatever its size (libvips' buffers, a colour transform's tables).
-        let output = 4 * 4 * pixels * fit * fit + Double(fixedBytes)
+        let perOutputPixel: Double = format == .avif ? 28 : 16
+        let output = perOutputPixel * (outputPixels.map(Double.init) ?? pixels * fit * fit) + Double(fixedBytes)
         let decoder: Double
         switch header.format {
         case "JPEG":

@@ -161,6 +161,23 @@ public struct RenderSpec: Sendable, Hashable, Codable {
         }
     }
 
+    /// At most how many pixels the output has, for admission by cost (`DecodeCost`): the photo fitted
+    /// into the box (larger than the photo only when enlarging), or the whole box for a crop, a forced
+    /// size or a canvas (`extend`), plus padding; never past `maxEdge` on a side.
+    public func outputPixelBound(uprightWidth: Int, uprightHeight: Int) -> Int {
+        let edge = Double(maxEdge ?? Self.edgeRange.upperBound)
+        let (width, height) = (Double(uprightWidth), Double(uprightHeight))
+        let box = (width: self.width > 0 ? Double(self.width) : edge, height: self.height > 0 ? Double(self.height) : edge)
+        let scale = min(box.width / width, box.height / height, enlarge ? .infinity : 1)
+        var (outWidth, outHeight) = (width * scale, height * scale)
+        if effectiveResizing(uprightWidth: uprightWidth, uprightHeight: uprightHeight) != .fit || extend || extendAspectRatio {
+            (outWidth, outHeight) = (max(outWidth, min(box.width, edge)), max(outHeight, min(box.height, edge)))
+        }
+        outWidth = min(edge, outWidth.rounded(.up) + Double(padding.left + padding.right))
+        outHeight = min(edge, outHeight.rounded(.up) + Double(padding.top + padding.bottom))
+        return Int(outWidth * outHeight)
+    }
+
     /// `auto` resolved against the photo's shape; a fill with a free side is a fit.
     func effectiveResizing(uprightWidth: Int, uprightHeight: Int) -> Resizing {
         switch resizing {

@@ -110,7 +110,7 @@ struct ImageRequestHandler: Sendable {
         }
         metrics.cache("miss")
         let maxPixels = processor.limits.maxPixels
-        let info = try await decoding(source, box: { _ in (ThumbHash.maxSide, ThumbHash.maxSide) }) { image throws(ImagePipelineError) in
+        let info = try await decoding(source, cost: { DecodeCost.bytes(header: $0, box: (ThumbHash.maxSide, ThumbHash.maxSide)) }) { image throws(ImagePipelineError) in
             try SourceInfo(image, maxPixels: maxPixels)
         }
         let encoder = JSONEncoder()
@@ -147,7 +147,12 @@ struct ImageRequestHandler: Sendable {
         do {
             return try await flight.run(etag) { [self] in
                 let started = ContinuousClock.now
-                let output = try await decoding(source, box: { spec.decodeBox(uprightWidth: $0.uprightWidth, uprightHeight: $0.uprightHeight) }) {
+                let cost = { (header: ImageHeader) in
+                    DecodeCost.bytes(header: header, box: spec.decodeBox(uprightWidth: header.uprightWidth, uprightHeight: header.uprightHeight),
+                                     outputPixels: spec.outputPixelBound(uprightWidth: header.uprightWidth, uprightHeight: header.uprightHeight),
+                                     format: spec.format)
+                }
+                let output = try await decoding(source, cost: cost) {
                     image throws(ImagePipelineError) in try ImageRenderer(spec: spec).render(image, maxPixels: maxPixels, draft: draft)
                 }
                 metrics.processed(ContinuousClock.now - started)
@@ -163,13 +168,13 @@ struct ImageRequestHandler: Sendable {
         }
     }
 
-    /// `work` on the source's bytes, on the pool, once admitted by what a decode into `box` will hold:
-    /// alone (`admissible`), and beside the others (`memory`), and stopped at `--render-timeout`. A
-    /// remote source's bytes, and their slot, are held only meanwhile.
-    private func decoding<T: Sendable>(_ source: any ResolvedSource, box: (ImageHeader) -> (width: Int, height: Int),
+    /// `work` on the source's bytes, on the pool, once admitted by what it will hold (`cost`, from
+    /// the header): alone (`admissible`), and beside the others (`memory`), and stopped at
+    /// `--render-timeout`. A remote source's bytes, and their slot, are held only meanwhile.
+    private func decoding<T: Sendable>(_ source: any ResolvedSource, cost: (ImageHeader) -> Int,
                                        _ work: @escaping @Sendable (ImageSource) throws(ImagePipelineError) -> T) async throws(ServiceFailure) -> T {
         let bytes = try await source.open()
-        let cost = try admissible(bytes, box: box)
+        let cost = try admissible(bytes, cost: cost)
         await memory.acquire(cost)
         let result: Result<T, ImagePipelineError>
         do {
@@ -188,19 +193,19 @@ struct ImageRequestHandler: Sendable {
         return try result.mapError(ServiceFailure.init).get()
     }
 
-    /// The memory a render of these bytes into `box` will hold, by its header, when it is within
+    /// The memory a render of these bytes will hold, by its header, when it is within
     /// `--max-render-memory` (and the pixel limit); otherwise the 413 that says so, before any decode.
-    private func admissible(_ bytes: SourceBytes, box: (ImageHeader) -> (width: Int, height: Int)) throws(ServiceFailure) -> Int {
+    private func admissible(_ bytes: SourceBytes, cost: (ImageHeader) -> Int) throws(ServiceFailure) -> Int {
         let header: ImageHeader
         do { header = try ImageHeader.read(bytes.image) } catch { throw ServiceFailure(error) }
         let limits = processor.limits
         guard header.pixelCount <= limits.maxPixels else {
             throw ServiceFailure(.tooManyPixels(width: header.width, height: header.height, limit: limits.maxPixels))
         }
-        let cost = DecodeCost.bytes(header: header, box: box(header))
+        let cost = cost(header)
         guard cost <= limits.maxRenderMemory else {
             throw ServiceFailure(status: .contentTooLarge, error: "too-costly",
-                                 detail: "decoding this \(header.format) (\(header.width)×\(header.height)\(header.interlaced ? ", interlaced" : "")) "
+                                 detail: "rendering this \(header.format) (\(header.width)×\(header.height)\(header.interlaced ? ", interlaced" : "")) "
                                     + "would take about \(cost >> 20) MB; the limit is \(limits.maxRenderMemory >> 20) MB")
         }
         return cost

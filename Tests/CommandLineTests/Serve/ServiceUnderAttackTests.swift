@@ -169,7 +169,7 @@ final class ServiceUnderAttackTests: FolderTestCase {
         try NoiseImage.png(width: 2000, height: 2000, to: input + "/sku-1/noise.png")
         let service = try start(["--workers", "1"])
         let port = try XCTUnwrap(service.base.port)
-        let slow = path("sku-1/noise.png", ["rs:fit:4000:4000", "el:1"], format: "png")
+        let slow = path("sku-1/noise.png", ["rs:fit:3500:3500", "el:1"], format: "png")
         do {
             let connection = try RawConnection(port: port)
             connection.send("GET \(slow) HTTP/1.1\r\nHost: x\r\n\r\n")
