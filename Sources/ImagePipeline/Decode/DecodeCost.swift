@@ -10,11 +10,13 @@ public enum DecodeCost {
                              format: OutputFormat = .jpeg) -> Int {
         let pixels = Double(header.width) * Double(header.height)
         let fit = min(1, Double(box.width) / Double(max(1, header.uprightWidth)), Double(box.height) / Double(max(1, header.uprightHeight)))
-        // The output and the working copies around it (resize, crop, encode): four of its RGBA size,
-        // and for AVIF what libaom holds besides (measured: 21 bytes a pixel for a 4096×3072 AVIF);
-        // and what any render holds whatever its size (libvips' buffers, a colour transform's tables).
-        let perOutputPixel: Double = format == .avif ? 28 : 16
-        let output = perOutputPixel * (outputPixels.map(Double.init) ?? pixels * fit * fit) + Double(fixedBytes)
+        // The output and the working copies around it (resize, crop, encode): four of its RGBA size
+        // for the photo's own pixels, two for what enlarging, extending or padding adds (filled as
+        // it is encoded: 6 bytes a pixel measured on a 4096² canvas); for AVIF, 28 for every output
+        // pixel (libaom held 21 for a 4096×3072 one). And what any render holds whatever its size
+        // (libvips' buffers, a colour transform's tables).
+        let fitted = pixels * fit * fit, asked = max(fitted, outputPixels.map(Double.init) ?? fitted)
+        let output = (format == .avif ? 28 * asked : 16 * fitted + 8 * (asked - fitted)) + Double(fixedBytes)
         let decoder: Double
         switch header.format {
         case "JPEG":
