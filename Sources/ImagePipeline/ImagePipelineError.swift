@@ -83,7 +83,7 @@ public enum ImagePipelineError: Error, Equatable, Sendable, CustomStringConverti
         case .outputUnsafe(let path): "cannot write \(path): a symbolic link in the output folder leads outside it"
         case .outputLocked(let directory): "another market-images run is writing to \(directory)"
         case .cancelled: "cancelled: nobody waits for it any more"
-        case .timedOut(let limit): "stopped after \(String(format: "%g", Double(limit.components.seconds) + Double(limit.components.attoseconds) * 1e-18)) s, the time one image may take"
+        case .timedOut(let limit): "stopped after \(String(format: "%g", limit.inSeconds)) s, the time one image may take"
         case .overloaded(let limit): "busy: every worker is taken and \(limit) jobs are waiting"
         case .outOfMemory: "not enough memory for an image this large"
         }

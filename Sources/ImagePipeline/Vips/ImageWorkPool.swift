@@ -70,7 +70,7 @@ public final class ImageWorkPool: Sendable {
     /// since a process that exits while a decoder runs on another thread can crash in its exit
     /// handlers (libde265's, seen as SIGSEGV at the end of a graceful stop).
     public func stopAll(within limit: Duration) async {
-        let deadline = Date().addingTimeInterval(Double(limit.components.seconds) + Double(limit.components.attoseconds) * 1e-18)
+        let deadline = Date().addingTimeInterval(limit.inSeconds)
         state.stopAll()
         await withCheckedContinuation { continuation in
             Thread.detachNewThread { [state] in

@@ -16,7 +16,7 @@ final class RenderWatch: @unchecked Sendable {
 
     init(timeout: Duration?) {
         self.timeout = timeout
-        watch = mi_watch_new(timeout.map { Double($0.components.seconds) + Double($0.components.attoseconds) * 1e-18 } ?? 0)
+        watch = mi_watch_new(timeout?.inSeconds ?? 0)
     }
 
     deinit {
