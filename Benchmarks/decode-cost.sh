@@ -11,19 +11,17 @@ corpus=${CORPUS:-../shared/corpus}
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 mkdir -p "$work/in"
-python3 - "$work/in" <<'PY'
+PYTHONPATH="$PWD/Benchmarks" python3 - "$work/in" <<'PY'
 import sys
-from PIL import Image
+from bombs import gradient, screen_gif
 out = sys.argv[1]
-gradient = Image.linear_gradient("L").resize((8000, 8000))
-rgb = Image.merge("RGB", (gradient, gradient.rotate(90), gradient.rotate(180)))
+rgb = gradient(8000, "RGB")
 rgb.save(out + "/progressive-444-8000.jpg", progressive=True, subsampling=0, quality=90)
 rgb.save(out + "/baseline-444-8000.jpg", subsampling=0, quality=90)
 rgb.save(out + "/progressive-420-8000.jpg", progressive=True, subsampling=2, quality=90)
-Image.merge("CMYK", (gradient, gradient.rotate(90), gradient.rotate(180), gradient.rotate(270))).save(out + "/progressive-cmyk-8000.jpg", progressive=True, quality=90)
+gradient(8000, "CMYK").save(out + "/progressive-cmyk-8000.jpg", progressive=True, quality=90)
 rgb.resize((64, 64)).save(out + "/tiny.jpg")
-# A 1×1 frame on a 16383² screen: 43 bytes.
-open(out + "/screen-16383.gif", "wb").write(b"GIF89a" + bytes([0xFF, 0x3F, 0xFF, 0x3F, 0, 0, 0, 0x2C, 0xFE, 0x3F, 0xFE, 0x3F, 1, 0, 1, 0, 0x80, 0, 0, 0, 255, 255, 255, 2, 2, 0x44, 1, 0, 0x3B]))
+screen_gif(16383, out + "/screen-16383.gif")
 PY
 find "$corpus/photos" "$corpus/color" "$corpus/alpha" -maxdepth 1 -type f | sort | while read -r photo; do cp "$photo" "$work/in/"; done
 peak() { "$tool" prepare "$1" --out "$work/out-$RANDOM" --json --jobs 1 --max-pixels 10000000000 2>/dev/null | python3 -c "import json,sys; print(json.load(sys.stdin).get('peakMemoryBytes', 0))"; }

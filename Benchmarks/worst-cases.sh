@@ -11,22 +11,13 @@ BIN=${1:-$ROOT/.build/release/market-images}
 WORK=$(mktemp -d)
 trap 'kill "$PID" 2>/dev/null || true; rm -rf "$WORK"' EXIT
 mkdir -p "$WORK/root"
-python3 - "$WORK/root" <<'PY'
-import struct, sys
-from PIL import Image, ImageFile
-ImageFile.MAXBLOCK = 1 << 28
+PYTHONPATH="$ROOT/Benchmarks" python3 - "$WORK/root" <<'PY'
+import sys
+from PIL import Image
+from bombs import gradient, screen_gif
 out = sys.argv[1]
-def screen_gif(side, path):
-    """A 1×1 frame in the far corner of a side² screen: 35 bytes."""
-    corner = struct.pack("<HH", side - 1, side - 1)
-    body = struct.pack("<HH", side, side) + bytes([0, 0, 0, 0x2C]) + corner + bytes([1, 0, 1, 0, 0x80, 0, 0, 0, 255, 255, 255, 2, 2, 0x44, 1, 0, 0x3B])
-    open(path, "wb").write(b"GIF89a" + body)
 screen_gif(16383, out + "/screen-16383.gif")
 screen_gif(5000, out + "/screen-5000.gif")
-def gradient(side, mode):
-    g = Image.linear_gradient("L").resize((side, side))
-    bands = [g, g.rotate(90), g.rotate(180), g.rotate(270)][: len(mode)]
-    return Image.merge(mode, bands)
 gradient(16383, "RGB").save(out + "/progressive-444-16383.jpg", progressive=True, subsampling=0, quality=90)
 gradient(6000, "RGB").save(out + "/progressive-444-6000.jpg", progressive=True, subsampling=0, quality=90)
 gradient(16383, "CMYK").save(out + "/progressive-cmyk-16383.jpg", progressive=True, quality=90)
