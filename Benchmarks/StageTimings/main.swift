@@ -102,7 +102,7 @@ let paths = [
             _ = try ImageHeader.read(.data(data))
             var lazy: UnsafeMutablePointer<VipsImage>?
             try data.withUnsafeBytes { bytes in
-                try check(mi_thumbnail_buffer(bytes.baseAddress, bytes.count, &lazy, Int32(box), Int32(box), nil), "thumbnail")
+                try check(mi_thumbnail_buffer(bytes.baseAddress, bytes.count, &lazy, Int32(box), Int32(box), nil, 1), "thumbnail")
                 image = vips_image_copy_memory(lazy)
             }
             g_object_unref(lazy)

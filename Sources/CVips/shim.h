@@ -83,14 +83,30 @@ static inline const char *mi_loader_nickname(const char *type_name) {
 /// Shrink-on-load decode into a box, never enlarging, upright by EXIF orientation, failing on damage
 /// instead of filling with grey. `export_profile` may be NULL: then no colour transform is made. The
 /// buffer variant takes `fail_on` through the loader's option string on 8.14, or a truncated image
-/// would decode as grey.
+/// would decode as grey. `pages` above 1 decodes that many frames of an animation, each fitted into
+/// the box, stacked top to bottom (`page-height`).
 static inline int mi_thumbnail_buffer(const void *buf, size_t len, VipsImage **out, int width, int height,
-                                      const char *export_profile) {
+                                      const char *export_profile, int pages) {
+    char options[48];
+    snprintf(options, sizeof options, pages > 1 ? "fail_on=error,n=%d" : "fail_on=error", pages);
     if (export_profile)
         return vips_thumbnail_buffer((void *)buf, len, out, width, "height", height, "size", VIPS_SIZE_DOWN,
-                                     "export_profile", export_profile, "option_string", "fail_on=error", NULL);
+                                     "export_profile", export_profile, "option_string", options, NULL);
     return vips_thumbnail_buffer((void *)buf, len, out, width, "height", height, "size", VIPS_SIZE_DOWN,
-                                 "option_string", "fail_on=error", NULL);
+                                 "option_string", options, NULL);
+}
+
+/// Frames of one size stacked top to bottom as an animation (`page-height`), with the frame delays
+/// and loop count of `timing` (the decoded source), which an animated WebP is saved with.
+static inline int mi_join_frames(VipsImage **frames, int n, VipsImage *timing, VipsImage **out) {
+    if (vips_arrayjoin(frames, out, n, "across", 1, NULL)) return -1;
+    vips_image_set_int(*out, "page-height", vips_image_get_height(frames[0]));
+    int *delays = NULL, count = 0, loop = 0;
+    if (vips_image_get_typeof(timing, "delay") && !vips_image_get_array_int(timing, "delay", &delays, &count))
+        vips_image_set_array_int(*out, "delay", delays, count < n ? count : n);
+    if (vips_image_get_typeof(timing, "loop") && !vips_image_get_int(timing, "loop", &loop))
+        vips_image_set_int(*out, "loop", loop);
+    return 0;
 }
 
 /// A full decode, failing on damage: for CMYK sources, whose embedded profile `vips_thumbnail`
@@ -200,6 +216,77 @@ static inline int mi_avg(VipsImage *in, double *out) {
 
 static inline int mi_crop(VipsImage *in, VipsImage **out, int left, int top, int width, int height) {
     return vips_crop(in, out, left, top, width, height, NULL);
+}
+
+/* The most salient `width`×`height` of `in` (libvips' attention measure), for `c:…:sm`. */
+static inline int mi_smartcrop(VipsImage *in, VipsImage **out, int width, int height) {
+    return vips_smartcrop(in, out, width, height, "interesting", VIPS_INTERESTING_ATTENTION, NULL);
+}
+
+/* `overlay` drawn over `base` at (x, y), by its alpha (Porter-Duff over), in sRGB. */
+static inline int mi_composite_over(VipsImage *base, VipsImage *overlay, VipsImage **out, int x, int y) {
+    return vips_composite2(base, overlay, out, VIPS_BLEND_MODE_OVER, "x", x, "y", y, NULL);
+}
+
+/* Each band times its factor (`bands` of them), cast back to 8 bits: a watermark's alpha at its opacity. */
+static inline int mi_scale_bands(VipsImage *in, VipsImage **out, const double *factors, int bands) {
+    VipsImage *scaled = NULL;
+    double zeros[8] = {0};
+    if (vips_linear(in, &scaled, (double *)factors, zeros, bands, NULL)) return -1;
+    int result = vips_cast_uchar(scaled, out, NULL);
+    g_object_unref(scaled);
+    return result;
+}
+
+/* `in` repeated `across` × `down` times: a watermark tiled over an image. */
+static inline int mi_replicate(VipsImage *in, VipsImage **out, int across, int down) {
+    return vips_replicate(in, out, across, down, NULL);
+}
+
+/* A quarter turn clockwise `angle` times 90°, for `rotate`. */
+static inline int mi_rot(VipsImage *in, VipsImage **out, VipsAngle angle) {
+    return vips_rot(in, out, angle, NULL);
+}
+
+static inline int mi_flip(VipsImage *in, VipsImage **out, VipsDirection direction) {
+    return vips_flip(in, out, direction, NULL);
+}
+
+/* Effects (`blur`, `sharpen`) run on premultiplied pixels when there is alpha, so a transparent
+   pixel's colour does not bleed into its neighbours; cast back to the input's format. */
+static inline int mi_premultiply(VipsImage *in, VipsImage **out) {
+    return vips_premultiply(in, out, NULL);
+}
+
+static inline int mi_unpremultiply(VipsImage *in, VipsImage **out) {
+    return vips_unpremultiply(in, out, NULL);
+}
+
+static inline int mi_cast(VipsImage *in, VipsImage **out, VipsBandFormat format) {
+    return vips_cast(in, out, format, NULL);
+}
+
+static inline int mi_gaussblur(VipsImage *in, VipsImage **out, double sigma) {
+    return vips_gaussblur(in, out, sigma, NULL);
+}
+
+static inline int mi_sharpen(VipsImage *in, VipsImage **out, double sigma) {
+    return vips_sharpen(in, out, "sigma", sigma, NULL);
+}
+
+/* Blocks of `size`×`size` pixels, each its mean: a box shrink, then a nearest-neighbour zoom back. */
+static inline int mi_shrink(VipsImage *in, VipsImage **out, double factor) {
+    return vips_shrink(in, out, factor, factor, NULL);
+}
+
+static inline int mi_zoom(VipsImage *in, VipsImage **out, int factor) {
+    return vips_zoom(in, out, factor, factor, NULL);
+}
+
+/* `in` at the top left of a `width`×`height` canvas, the rest its mirror image: a partial block at
+   the right or bottom edge averages real pixels, not a fill colour. */
+static inline int mi_embed_mirror(VipsImage *in, VipsImage **out, int width, int height) {
+    return vips_embed(in, out, 0, 0, width, height, "extend", VIPS_EXTEND_MIRROR, NULL);
 }
 
 #endif

@@ -36,6 +36,11 @@ public struct ServiceConfiguration: Sendable {
     public var fallbackStatus: Int?
     /// `max-age` of a fallback answer: short, since the real image may appear.
     public var fallbackMaxAge = 60
+    /// The watermark `wm` draws when a URL gives no `wmu`: a file, or a source name (`local:///…`,
+    /// an `http(s)` URL under an allowed prefix); nil for none (`wm` alone is then 400).
+    public var watermark: String?
+    /// Every watermark's opacity is multiplied by this (imgproxy's `IMGPROXY_WATERMARK_OPACITY`).
+    public var watermarkOpacity = 1.0
 
     // Security.
     /// The keys and salts of signed URLs, any of which signs (several while keys are rotated).
@@ -51,6 +56,9 @@ public struct ServiceConfiguration: Sendable {
     /// A URL's own options may only be presets, a `dpr` of `presetDPRs` and the format: the outputs
     /// per source are few and known, so apps that cannot hold a key may use unsigned URLs, on any address.
     public var onlyPresets = false
+    /// A URL may give imgproxy's security options (`msr`, `msfs`, `mrd`, `maf`, `mafr`), which only
+    /// ever lower the limits here (imgproxy's `IMGPROXY_ALLOW_SECURITY_OPTIONS`).
+    public var allowSecurityOptions = false
     /// With `onlyPresets`, the `dpr` values a URL may give (the screens the apps run on).
     public var presetDPRs = ProcessingOptions.presetDPRs.sorted()
 
@@ -128,9 +136,12 @@ public struct ServiceConfiguration: Sendable {
         check((0...100_000).contains(queue), "queue", "takes 0 to 100000")
         check((16...16_384).contains(limits.maxOutputEdge), "max-output-edge", "takes 16 to 16384")
         check(limits.maxPixels > 0, "max-pixels", "must be positive")
+        check((1...10_000).contains(limits.maxAnimationFrames), "max-animation-frames", "takes 1 (stills only) to 10000")
+        check(limits.maxAnimationFramePixels.map { $0 > 0 } ?? true, "max-animation-frame-resolution", "must be positive")
         check(limits.maxRenderMemory >= 16 << 20, "max-render-memory", "takes at least 16777216 (16 MB)")
         check(renderMemory >= limits.maxRenderMemory, "render-memory", "must be at least --max-render-memory (\(limits.maxRenderMemory))")
         check((1...100).contains(limits.defaultQuality), "quality", "takes 1 to 100")
+        check(limits.formatQuality.values.allSatisfy((1...100).contains), "format-quality", "takes FORMAT=QUALITY pairs, each quality 1 to 100")
         check(EncoderSettings.avifEffortRange.contains(limits.encoder.avifEffort), "avif-effort", "takes 0 (fastest) to 9")
         check(cacheSize > 0, "cache-size", "must be positive")
         check(memoryCache >= 0, "memory-cache", "must be 0 or more")
@@ -148,6 +159,10 @@ public struct ServiceConfiguration: Sendable {
         if let fallbackImage { check(FileManager.default.isReadableFile(atPath: fallbackImage), "fallback-image", "\(fallbackImage) cannot be read") }
         check(fallbackStatus.map { (200...599).contains($0) } ?? true, "fallback-status", "takes an HTTP status, 200 to 599")
         check(fallbackMaxAge >= 0, "fallback-max-age", "must be 0 or more")
+        if let watermark, !watermark.contains("://") {
+            check(FileManager.default.isReadableFile(atPath: watermark), "watermark", "\(watermark) cannot be read")
+        }
+        check((0...1).contains(watermarkOpacity), "watermark-opacity", "takes 0 to 1")
         check(grace >= .zero, "grace", "must be 0 or more")
         check(idleTimeout >= .seconds(1) && idleTimeout <= .seconds(3600), "idle-timeout", "takes 1 to 3600 seconds")
         let files = Self.openFileLimit
@@ -158,7 +173,7 @@ public struct ServiceConfiguration: Sendable {
         }
         let table = ProcessingOptions.standardPresets.merging(presets) { $1 }
         for (name, options) in presets.sorted(by: { $0.key < $1.key }) {
-            do { _ = try ImageRequestPath.parse("/" + options + "/plain/local:///x.jpg", presets: table) } catch {
+            do { _ = try ImageRequestPath.parse("/" + options + "/plain/local:///x.jpg", presets: table, allowSecurityOptions: true) } catch {
                 check(false, "preset", "\(name): \(error)")
             }
         }

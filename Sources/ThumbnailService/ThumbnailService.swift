@@ -36,6 +36,10 @@ public struct ThumbnailService: Sendable {
         } catch {
             throw ServiceConfiguration.Problem(setting: "fallback-image", message: error.description)
         }
+        let watermark: ConfiguredWatermark?
+        do { watermark = try configuration.watermark.map(ConfiguredWatermark.init) } catch {
+            throw ServiceConfiguration.Problem(setting: "watermark", message: error.description)
+        }
         do {
             let disk = try configuration.cacheFolder.map { folder throws(ImagePipelineError) in
                 try DiskCache(folder: folder, sizeLimit: configuration.cacheSize, clock: configuration.clock)
@@ -57,7 +61,7 @@ public struct ThumbnailService: Sendable {
                                        clock: configuration.clock, metrics: metrics)
             handler = ImageRequestHandler(
                 rules: URLRules(presets: configuration.presetTable, onlyPresets: configuration.onlyPresets,
-                                presetDPRs: Set(configuration.presetDPRs)),
+                                presetDPRs: Set(configuration.presetDPRs), allowSecurityOptions: configuration.allowSecurityOptions),
                 maxAge: configuration.maxAge,
                 signature: SignatureCheck(keys: configuration.keys, size: configuration.signatureSize),
                 sources: (local.map { [$0] } ?? []) + [remote],
@@ -66,7 +70,7 @@ public struct ThumbnailService: Sendable {
                 memory: MemoryBudget(limit: configuration.renderMemory),
                 caches: OutputCaches(disk: disk, memory: disk != nil && configuration.memoryCache > 0 ? MemoryCache(sizeLimit: configuration.memoryCache) : nil,
                                      logger: logger),
-                metrics: metrics, fallback: fallback)
+                metrics: metrics, fallback: fallback, watermark: watermark, watermarkOpacity: configuration.watermarkOpacity)
         } catch {
             throw ServiceConfiguration.Problem(setting: configuration.cacheFolder.map { _ in "cache" } ?? "root", message: error.description)
         }

@@ -29,7 +29,7 @@ final class JPEGDecodeTests: XCTestCase {
         let data = try Data(contentsOf: URL(fileURLWithPath: path))
         let image = try ImageSource.pinning(data) { bytes throws(ImagePipelineError) in
             try VipsImageHandle.make(origin: nil, { .damaged(format: "JPEG", detail: $0) }) { out in
-                mi_thumbnail_buffer(bytes.baseAddress, bytes.count, out, Int32(box.0), Int32(box.1), profile)
+                mi_thumbnail_buffer(bytes.baseAddress, bytes.count, out, Int32(box.0), Int32(box.1), profile, 1)
             }.normalisedTo8BitDisplay().materialized()
         }
         return DecodedImage(image: image, source: header)

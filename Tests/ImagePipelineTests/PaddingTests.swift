@@ -81,8 +81,3 @@ final class PaddingTests: XCTestCase {
         }
     }
 }
-
-private func XCTAssertEqual(_ a: [Double], _ b: [Double], accuracy: Double, _ message: String = "", file: StaticString = #filePath, line: UInt = #line) {
-    XCTAssertEqual(a.count, b.count, message, file: file, line: line)
-    for (x, y) in zip(a, b) { XCTAssertEqual(x, y, accuracy: accuracy, message, file: file, line: line) }
-}

@@ -18,7 +18,7 @@ final class RenderStopTests: FolderTestCase {
             noise = Image.merge("RGB", [Image.effect_noise(size, 80) for _ in range(3)])
             noise.save(sys.argv[1] + "/progressive.jpg", progressive=True, subsampling=0, quality=95)
             """, input])
-        try NoiseImage.png(width: 2000, height: 2000, to: input + "/noise.png")
+        try GeneratedImage.noise(width: 2000, height: 2000, to: input + "/noise.png")
         return [("progressive JPEG", .file(input + "/progressive.jpg"), RenderSpec(width: 256, height: 256)),
                 ("noise PNG", .file(input + "/noise.png"), RenderSpec(width: 4000, height: 4000, resizing: .fit, enlarge: true, format: .png))]
     }

@@ -166,7 +166,7 @@ final class ProductPreviewRoutesTests: FolderTestCase {
     /// A source over `serve`'s 20 MB default (a scan `publish` takes) gets its thumbnail, and a
     /// thumbnail asked again comes from the cache, not from another decode.
     func testLargeSourcesPreviewAndThumbnailsAreCached() async throws {
-        try NoiseImage.png(width: 3000, height: 3000, to: input + "/camera/IMG_2.png")
+        try GeneratedImage.noise(width: 3000, height: 3000, to: input + "/camera/IMG_2.png")
         XCTAssertGreaterThan(try XCTUnwrap(FileManager.default.attributesOfItem(atPath: input + "/camera/IMG_2.png")[.size] as? Int), 20_000_000)
         try await withPreview { client, token, lines in
             let cookie: HTTPFields = [.cookie: "market_images_preview=\(token)"]

@@ -103,3 +103,9 @@ extension DecodedImage {
 public func largestDifference(_ a: [[Double]], _ b: [[Double]]) -> Double {
     zip(a, b).flatMap { zip($0, $1).map { abs($0 - $1) } }.max() ?? .infinity
 }
+
+/// Colours (or any band means) equal within `accuracy` each.
+public func XCTAssertEqual(_ a: [Double], _ b: [Double], accuracy: Double, _ message: String = "", file: StaticString = #filePath, line: UInt = #line) {
+    XCTAssertEqual(a.count, b.count, message, file: file, line: line)
+    for (x, y) in zip(a, b) { XCTAssertEqual(x, y, accuracy: accuracy, message, file: file, line: line) }
+}

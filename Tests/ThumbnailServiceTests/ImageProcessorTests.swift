@@ -32,9 +32,11 @@ final class ImageProcessorTests: FolderTestCase {
         typealias Change = (name: String, apply: (inout ImageProcessor.Limits) -> Void, changesBytes: Bool)
         let changes: [Change] = [
             ("defaultQuality", { $0.defaultQuality = 70 }, true),
-            ("defaultAVIFQuality", { $0.defaultAVIFQuality = 50 }, true),
+            ("formatQuality", { $0.formatQuality[.avif] = 50 }, true),
             ("maxOutputEdge", { $0.maxOutputEdge = 1024 }, true),
             ("draftDecode", { $0.draftDecode = true }, true),
+            ("maxAnimationFrames", { $0.maxAnimationFrames = 50 }, true),
+            ("maxAnimationFramePixels", { $0.maxAnimationFramePixels = 1000 }, false),
             ("encoder.progressive", { $0.encoder.progressive = false }, true),
             ("encoder.avifEffort", { $0.encoder.avifEffort = 4 }, true),
             // These decide what is refused, or which format is chosen (the format is in the tag).

@@ -11,43 +11,14 @@ import XCTest
 /// The thumbnail service in process, mounted on a router as another server would mount it, spoken
 /// to through HummingbirdTesting: no port, no binary. Each answer is checked as a client would:
 /// status, headers, and the image read back.
-final class ServiceInProcessTests: FolderTestCase {
-    private static let key = "696e2d70726f63657373", salt = "73616c74"
-    private let signer = try! ThumbnailURLSigner(hexKey: ServiceInProcessTests.key, hexSalt: ServiceInProcessTests.salt)
-
-    override func setUpWithError() throws {
-        try super.setUpWithError()
-        try copy("photos/jolla.jpg", to: "sku-1/IMG_1.jpg")
-    }
-
-    private func configuration() -> ServiceConfiguration {
-        var configuration = ServiceConfiguration()
-        configuration.root = input
-        configuration.keys = [SigningKey(key: Data(hex: Self.key), salt: Data(hex: Self.salt))]
-        configuration.metricsBind = nil
-        return configuration
-    }
-
-    /// The service on a router of its own, and a client for it.
-    private func withService(_ configuration: ServiceConfiguration, log: LogLines = LogLines(),
-                             _ body: @escaping @Sendable (ThumbnailService, any TestClientProtocol) async throws -> Void) async throws {
-        let service = try ThumbnailService(configuration, logger: Logger(label: "test") { _ in log })
-        let router = Router()
-        service.addRoutes(to: router)
-        try await Application(router: router).test(.router) { client in try await body(service, client) }
-    }
-
-    private func path(_ options: [String], source: String = "local:///sku-1/IMG_1.jpg", format: String? = nil) -> String {
-        signer.signedPath(options: options, source: source, format: format)
-    }
-
+final class ServiceInProcessTests: ServiceTestCase {
     /// `pr:upload` is what `prepare` makes, byte for byte: one render spec, one pipeline. Photos
     /// over the budget at the top quality (where the old preset's quality range gave
     /// other bytes), and noise, the hardest photo there is to fit.
     func testTheUploadPresetGivesPreparesBytes() async throws {
         let photos = ["photos/2569067123_aca715a2ee_o.jpg", "photos/iphone_13_pro_max.HEIC", "photos/flowers.jpeg", "photos/DSCN0010.jpg"]
         for (index, photo) in photos.enumerated() { try copy(photo, to: "upload/\(index)") }
-        try NoiseImage.png(width: 2600, height: 1800, to: input + "/upload/noise")
+        try GeneratedImage.noise(width: 2600, height: 1800, to: input + "/upload/noise")
         let sources = photos.indices.map { "upload/\($0)" } + ["upload/noise"]
         let (preparer, input) = (try ImagePreparer(), input)
         let paths = sources.map { path(["pr:upload"], source: "local:///" + $0) }
@@ -157,7 +128,7 @@ final class ServiceInProcessTests: FolderTestCase {
     /// A render past `--render-timeout` is stopped and answered 503 `timed-out` (imgproxy's timeout
     /// status) long before it would have ended, and counted; the next request is served.
     func testARenderPastItsTimeIsStoppedWith503() async throws {
-        try NoiseImage.png(width: 2000, height: 2000, to: input + "/sku-1/noise.png")
+        try GeneratedImage.noise(width: 2000, height: 2000, to: input + "/sku-1/noise.png")
         var configuration = configuration()
         configuration.workers = 1
         configuration.limits.renderTimeout = .milliseconds(100)

@@ -6,8 +6,9 @@ public enum DecodeCost {
     /// Bytes a render of a source with `header` into `box` (upright; `DecodedImage.unbounded` for a
     /// free side) holds at most, for an output of at most `outputPixels` (by default the source
     /// fitted into the box, never enlarged; see `RenderSpec.outputPixelBound`) in `format`.
+    /// An animation's `frames` each cost their output and their share of the decode.
     public static func bytes(header: ImageHeader, box: (width: Int, height: Int), outputPixels: Int? = nil,
-                             format: OutputFormat = .jpeg) -> Int {
+                             format: OutputFormat = .jpeg, frames: Int = 1) -> Int {
         let pixels = Double(header.width) * Double(header.height)
         let fit = min(1, Double(box.width) / Double(max(1, header.uprightWidth)), Double(box.height) / Double(max(1, header.uprightHeight)))
         // The output and the working copies around it (resize, crop, encode): four of its RGBA size
@@ -16,7 +17,7 @@ public enum DecodeCost {
         // pixel (libaom held 21 for a 4096×3072 one). And what any render holds whatever its size
         // (libvips' buffers, a colour transform's tables).
         let fitted = pixels * fit * fit, asked = max(fitted, outputPixels.map(Double.init) ?? fitted)
-        let output = (format == .avif ? 28 * asked : 16 * fitted + 8 * (asked - fitted)) + Double(fixedBytes)
+        let output = (format == .avif ? 28 * asked : 16 * fitted + 8 * (asked - fitted)) * Double(frames) + Double(fixedBytes)
         let decoder: Double
         switch header.format {
         case "JPEG":
@@ -31,11 +32,12 @@ public enum DecodeCost {
         case "PNG":
             decoder = Double(header.width * header.bands * max(1, header.bitsPerSample / 8)) * 64
         case "GIF":
-            // Frames are drawn onto the logical screen, RGBA, with the previous one kept.
-            decoder = pixels * 4 * 2
+            // Frames are drawn onto the logical screen, RGBA, with the previous one kept; each frame
+            // kept is held fitted.
+            decoder = pixels * 4 * 2 + Double(frames - 1) * fitted * 8
         case "WebP":
             // Decoded scaled to the fit.
-            decoder = pixels * fit * fit * 4 * 2
+            decoder = pixels * fit * fit * 4 * 2 * Double(frames)
         default:
             // HEIF/AVIF: the whole grid decoded (libheif has no scaled decode), converted once.
             decoder = pixels * Double(max(3, header.bands)) * 2

@@ -9,6 +9,9 @@ public struct DecodedImage: Sendable {
     let image: VipsImageHandle
     /// The source's header, as read before decoding.
     public let source: ImageHeader
+    /// Pixels here per pixel of the upright source: below 1 when it shrank on load or was resized
+    /// since (a crop given in the source's pixels is scaled by it).
+    var sourceScale = 1.0
 
     public var width: Int { image.width }
     public var height: Int { image.height }
@@ -31,13 +34,18 @@ public struct DecodedImage: Sendable {
     /// pipeline: the quality of `vips_thumbnail` in about two thirds of its time. `draft` decodes them
     /// straight to the box instead, as Pillow's draft mode (and so thumbor) does: faster again, softer
     /// and blockier.
+    ///
+    /// An animated GIF or WebP keeps up to `frames` of its frames (all fitted into the box, stacked
+    /// as libvips lays an animation out); the pixel limit counts every frame kept, so a bomb of many
+    /// frames is refused as one of many pixels is.
     public static func decode(
-        _ source: ImageSource, maxPixels: Int, draft: Bool = false, box: (ImageHeader) -> (width: Int, height: Int)
+        _ source: ImageSource, maxPixels: Int, draft: Bool = false, frames: Int = 1, box: (ImageHeader) -> (width: Int, height: Int)
     ) throws(ImagePipelineError) -> DecodedImage {
         let data = try source.bytes()
         let header = try ImageHeader.read(data, fileName: source.fileName)
-        guard header.pixelCount <= maxPixels else {
-            throw .tooManyPixels(width: header.width, height: header.height, limit: maxPixels)
+        let pages = header.frames(keepingAtMost: frames)
+        guard header.pixelCount <= maxPixels / pages else {
+            throw .tooManyPixels(width: header.width, height: header.height * pages, limit: maxPixels)
         }
         let (boxWidth, boxHeight) = box(header)
         let width = try VipsArgument.int32(min(boxWidth, Self.unbounded), "width")
@@ -68,13 +76,13 @@ public struct DecodedImage: Sendable {
                     }
                 }
                 if wholeCMYK { return mi_load_buffer(base, count, out) }
-                return mi_thumbnail_buffer(base, count, out, width, height, exportProfile)
+                return mi_thumbnail_buffer(base, count, out, width, height, exportProfile, Int32(pages))
             }
         }
         // The pixels are in memory; metadata blobs may still point into the caller's bytes.
         mi_remove_blob_fields(decoded.pointer)
         VipsErrorLog.drain()
-        return DecodedImage(image: decoded, source: header)
+        return DecodedImage(image: decoded, source: header, sourceScale: Double(decoded.width) / Double(max(1, header.uprightWidth)))
     }
 
     /// A box side that does not constrain: libvips' own coordinate limit.
@@ -82,6 +90,29 @@ public struct DecodedImage: Sendable {
 
     /// Source decodes in this process, so tests can prove that every output of a photo came from one.
     static let counter = Locked(0)
+
+    /// How many frames of an animation this holds (1 for a still).
+    public var frameCount: Int {
+        guard let pageHeight = image.int("page-height"), pageHeight > 0, pageHeight < height, height % pageHeight == 0 else { return 1 }
+        return height / pageHeight
+    }
+
+    /// Each frame of an animation as an image of its own (the image itself for a still).
+    func frames() throws(ImagePipelineError) -> [DecodedImage] {
+        let count = frameCount
+        guard count > 1 else { return [self] }
+        let frameHeight = height / count
+        return try (0..<count).map { index throws(ImagePipelineError) in try cropped(x: 0, y: index * frameHeight, width: width, height: frameHeight) }
+    }
+
+    /// Frames of one size as one animation, timed as `timing` (the decoded source) was.
+    static func animation(_ frames: [DecodedImage], timing: DecodedImage) throws(ImagePipelineError) -> DecodedImage {
+        guard let first = frames.first, frames.count > 1 else { return frames.first ?? timing }
+        var pointers: [UnsafeMutablePointer<VipsImage>?] = frames.map(\.image.pointer)
+        let joined = try first.image.then { _, out in mi_join_frames(&pointers, Int32(pointers.count), timing.image.pointer, out) }
+        return DecodedImage(image: try withExtendedLifetime(frames) { () throws(ImagePipelineError) in try joined.materialized() },
+                            source: first.source, sourceScale: first.sourceScale)
+    }
 
     /// A copy resized to fit `edge`, for budget shrinking; pixels stay in memory.
     func fitting(edge: Int) throws(ImagePipelineError) -> DecodedImage {
@@ -95,12 +126,12 @@ public struct DecodedImage: Sendable {
         let width = try VipsArgument.int32(min(box.width, Self.unbounded), "width")
         let height = try VipsArgument.int32(min(box.height, Self.unbounded), "height")
         let size = enlarge ? VIPS_SIZE_BOTH : VIPS_SIZE_DOWN
-        return try derived { image throws(ImagePipelineError) in try image.then { mi_thumbnail_image($0, $1, width, height, crop, size) } }
+        return try derived(resizing: true) { image throws(ImagePipelineError) in try image.then { mi_thumbnail_image($0, $1, width, height, crop, size) } }
     }
 
     /// A copy scaled by independent factors (lanczos3).
     func scaled(horizontally: Double, vertically: Double) throws(ImagePipelineError) -> DecodedImage {
-        try derived { image throws(ImagePipelineError) in try image.then { mi_resize($0, $1, horizontally, vertically) } }
+        try derived(resizing: true) { image throws(ImagePipelineError) in try image.then { mi_resize($0, $1, horizontally, vertically) } }
     }
 
     /// A rectangle of this image; the caller keeps it inside the bounds.
@@ -111,13 +142,22 @@ public struct DecodedImage: Sendable {
         }
     }
 
+    /// The most salient `width`×`height` of this image (libvips' attention measure), unscaled.
+    func smartCropped(width: Int, height: Int) throws(ImagePipelineError) -> DecodedImage {
+        let (w, h) = (try VipsArgument.int32(width, "crop"), try VipsArgument.int32(height, "crop"))
+        return try derived { image throws(ImagePipelineError) in try image.then { mi_smartcrop($0, $1, w, h) } }
+    }
+
     /// This image on a canvas of `width`×`height` at (x, y), the rest filled with `colour` (RGB,
     /// opaque; its mean for a grey image).
-    func embedded(x: Int, y: Int, width: Int, height: Int, colour: [Double]) throws(ImagePipelineError) -> DecodedImage {
+    /// With `transparent`, the rest is transparent instead (an alpha band is added if need be).
+    func embedded(x: Int, y: Int, width: Int, height: Int, colour: [Double], transparent: Bool = false) throws(ImagePipelineError) -> DecodedImage {
         let box = try [x, y, width, height].map { value throws(ImagePipelineError) in try VipsArgument.int32(value, "padding") }
-        let fill = (image.isGrey ? [colour.reduce(0, +) / Double(max(1, colour.count))] : Array(colour.prefix(3))) + (image.hasAlpha ? [255] : [])
+        let alpha: [Double] = transparent ? [0] : image.hasAlpha ? [255] : []
+        let fill = (image.isGrey ? [colour.reduce(0, +) / Double(max(1, colour.count))] : Array(colour.prefix(3))) + alpha
         return try derived { image throws(ImagePipelineError) in
-            try image.then { mi_embed($0, $1, box[0], box[1], box[2], box[3], fill, Int32(fill.count)) }
+            let source = transparent && !image.hasAlpha ? try image.then { mi_add_alpha($0, $1) } : image
+            return try source.then { mi_embed($0, $1, box[0], box[1], box[2], box[3], fill, Int32(fill.count)) }
         }
     }
 
@@ -161,13 +201,88 @@ public struct DecodedImage: Sendable {
         return sums.map { ($0 / weight).rounded() }
     }
 
+    /// This image turned clockwise by `degrees` (a multiple of 90), then mirrored as asked.
+    func oriented(degrees: Int, flipHorizontal: Bool, flipVertical: Bool) throws(ImagePipelineError) -> DecodedImage {
+        var result = self
+        let angles = [90: VIPS_ANGLE_D90, 180: VIPS_ANGLE_D180, 270: VIPS_ANGLE_D270]
+        if let angle = angles[(degrees % 360 + 360) % 360] {
+            result = try result.derived { image throws(ImagePipelineError) in try image.then { mi_rot($0, $1, angle) } }
+        }
+        for (flip, direction) in [(flipHorizontal, VIPS_DIRECTION_HORIZONTAL), (flipVertical, VIPS_DIRECTION_VERTICAL)] where flip {
+            result = try result.derived { image throws(ImagePipelineError) in try image.then { mi_flip($0, $1, direction) } }
+        }
+        return result
+    }
+
+    /// A Gaussian blur (`sigma` > 0), then a sharpen (`sharpen` > 0) of the lightness, as
+    /// imgproxy's filters run: on premultiplied pixels when there is transparency.
+    func filtered(blur: Double, sharpen: Double) throws(ImagePipelineError) -> DecodedImage {
+        guard blur > 0 || sharpen > 0 else { return self }
+        return try derived { image throws(ImagePipelineError) in
+            let format = image.format
+            var working = image.hasAlpha ? try image.then { mi_premultiply($0, $1) } : image
+            if blur > 0 { working = try working.then { mi_gaussblur($0, $1, blur) } }
+            if sharpen > 0 { working = try working.then { mi_sharpen($0, $1, sharpen) } }
+            if image.hasAlpha { working = try working.then { mi_unpremultiply($0, $1) } }
+            return working.format == format ? working : try working.then { mi_cast($0, $1, format) }
+        }
+    }
+
+    /// Blocks of `size`×`size` pixels, each the mean of its block (`pixelate`), aligned at the top
+    /// left; a partial block at an edge averages what it covers and its mirror.
+    func pixelated(size: Int) throws(ImagePipelineError) -> DecodedImage {
+        let size = min(size, longEdge)
+        guard size > 1 else { return self }
+        let (paddedWidth, paddedHeight) = ((width + size - 1) / size * size, (height + size - 1) / size * size)
+        let blocks = try VipsArgument.int32(size, "pixelate")
+        let (outWidth, outHeight) = (try VipsArgument.int32(paddedWidth, "pixelate"), try VipsArgument.int32(paddedHeight, "pixelate"))
+        let (keepWidth, keepHeight) = (Int32(width), Int32(height))
+        return try derived { image throws(ImagePipelineError) in
+            let padded = paddedWidth == width && paddedHeight == height ? image : try image.then { mi_embed_mirror($0, $1, outWidth, outHeight) }
+            let zoomed = try padded.then { mi_shrink($0, $1, Double(blocks)) }.then { mi_zoom($0, $1, blocks) }
+            return try zoomed.then { mi_crop($0, $1, 0, 0, keepWidth, keepHeight) }
+        }
+    }
+
+    /// `overlay` drawn over this image at (x, y), its alpha times `opacity`; the part outside this
+    /// image is cut off first. An opaque image stays opaque (its alpha band is dropped again).
+    func overlaid(with overlay: DecodedImage, x: Int, y: Int, opacity: Double) throws(ImagePipelineError) -> DecodedImage {
+        let (left, top) = (max(0, -x), max(0, -y))
+        let (visibleWidth, visibleHeight) = (min(overlay.width - left, width - max(0, x)), min(overlay.height - top, height - max(0, y)))
+        guard visibleWidth > 0, visibleHeight > 0, opacity > 0 else { return self }
+        var mark = try overlay.cropped(x: left, y: top, width: visibleWidth, height: visibleHeight).image
+        if mark.isGrey { mark = try mark.then { mi_colourspace($0, $1, VIPS_INTERPRETATION_sRGB) } }
+        if !mark.hasAlpha { mark = try mark.then { mi_add_alpha($0, $1) } }
+        let factors = [1, 1, 1, min(1, opacity)]
+        mark = try mark.then { mi_scale_bands($0, $1, factors, 4) }
+        let opaque = !image.hasAlpha
+        let (atX, atY) = (Int32(max(0, x)), Int32(max(0, y)))
+        return try derived { image throws(ImagePipelineError) in
+            let base = image.isGrey ? try image.then { mi_colourspace($0, $1, VIPS_INTERPRETATION_sRGB) } : image
+            let drawn = try base.then { mi_composite_over($0, mark.pointer, $1, atX, atY) }.then { mi_cast_uchar($0, $1) }
+            return opaque ? try drawn.then { mi_extract_band($0, $1, 0, 3) } : drawn
+        }
+    }
+
+    /// This image repeated to cover `width`×`height`, from the top left.
+    func tiled(width: Int, height: Int) throws(ImagePipelineError) -> DecodedImage {
+        let (across, down) = (Int32((width + self.width - 1) / self.width), Int32((height + self.height - 1) / self.height))
+        let (w, h) = (try VipsArgument.int32(width, "watermark"), try VipsArgument.int32(height, "watermark"))
+        return try derived { image throws(ImagePipelineError) in
+            try image.then { mi_replicate($0, $1, across, down) }.then { mi_crop($0, $1, 0, 0, w, h) }
+        }
+    }
+
     /// Mean value of each band over a rectangle: orientation, colour and flattening judged by pixels.
     public func mean(x: Int, y: Int, width: Int, height: Int) throws(ImagePipelineError) -> [Double] {
         try image.meanBands(x: x, y: y, width: width, height: height)
     }
 
-    private func derived(_ operation: (VipsImageHandle) throws(ImagePipelineError) -> VipsImageHandle) throws(ImagePipelineError) -> DecodedImage {
-        DecodedImage(image: try operation(image).materialized(), source: source)
+    /// A new image from this one's pixels; `resizing` when it changes their scale (a crop does not).
+    private func derived(resizing: Bool = false, _ operation: (VipsImageHandle) throws(ImagePipelineError) -> VipsImageHandle) throws(ImagePipelineError) -> DecodedImage {
+        let result = try operation(image).materialized()
+        let scale = resizing ? sourceScale * Double(result.width) / Double(max(1, width)) : sourceScale
+        return DecodedImage(image: result, source: source, sourceScale: scale)
     }
 
     /// The pixels ready for a given encoding: JPEG gets transparent areas flattened onto white.

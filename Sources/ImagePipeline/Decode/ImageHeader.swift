@@ -30,6 +30,11 @@ public struct ImageHeader: Sendable, Equatable, Codable {
     public var uprightWidth: Int { orientation >= 5 ? height : width }
     public var uprightHeight: Int { orientation >= 5 ? width : height }
     public var pixelCount: Int { width * height }
+    /// A GIF or WebP of several frames (libvips reads the frame size as its size).
+    public var isAnimation: Bool { pages > 1 && (format == "GIF" || format == "WebP") }
+
+    /// The frames decoded when an output keeps at most `limit`: 1 for a still.
+    public func frames(keepingAtMost limit: Int) -> Int { isAnimation ? min(pages, max(1, limit)) : 1 }
 
     public var format: String { Self.format(ofLoader: loader) }
 

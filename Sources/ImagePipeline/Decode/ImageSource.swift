@@ -16,8 +16,17 @@ public enum ImageSource: Sendable {
         return (path as NSString).lastPathComponent
     }
 
+    /// How many bytes it has, from the file's status for a file already opened.
+    public var byteCount: Int? {
+        switch self {
+        case .file: nil
+        case .opened(let file): file.size
+        case .data(let data): data.count
+        }
+    }
+
     /// The source's bytes: a file is opened and read once.
-    func bytes() throws(ImagePipelineError) -> Data {
+    public func bytes() throws(ImagePipelineError) -> Data {
         switch self {
         case .file(let path): try OpenFile(path: path).read()
         case .opened(let file): try file.read()

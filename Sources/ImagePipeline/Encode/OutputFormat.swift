@@ -23,6 +23,9 @@ public enum OutputFormat: String, Sendable, Codable, CaseIterable {
         }
     }
 
+    /// Whether it holds an animation (WebP; AVIF sequences are not written).
+    public var animates: Bool { self == .webp }
+
     /// JPEG has no alpha channel: transparent areas are flattened onto white, never left black.
     var keepsAlpha: Bool { self != .jpeg }
 }

@@ -6,9 +6,11 @@ import Foundation
 public struct ImageRenderer: Sendable {
     public let spec: RenderSpec
 
-    /// The pixel steps, in the order they run (imgproxy's processing pipeline): trim → resize/crop →
-    /// extend/pad → the output's edge limit. Each reads its own part of the spec.
-    static let steps: [any RenderStep] = [TrimStep(), ResizeStep(), ExtendStep(), EdgeLimitStep()]
+    /// The pixel steps, in the order they run (imgproxy's processing pipeline): trim → rotate/flip →
+    /// crop → resize → effects → extend/pad → the output's edge limit → watermark. Each reads its own
+    /// part of the spec.
+    static let steps: [any RenderStep] = [TrimStep(), OrientStep(), CropStep(), ResizeStep(), EffectsStep(), ExtendStep(), EdgeLimitStep(),
+                                          WatermarkStep()]
 
     /// Refuses a spec out of range (see `RenderSpec.problems`) before any work.
     public init(spec: RenderSpec) throws(ImagePipelineError) {
@@ -22,7 +24,7 @@ public struct ImageRenderer: Sendable {
 
     /// The decode this spec needs: shrunk on load as far as the box allows (`RenderSpec.decodeBox`).
     public func decode(_ source: ImageSource, maxPixels: Int, draft: Bool = false) throws(ImagePipelineError) -> DecodedImage {
-        try DecodedImage.decode(source, maxPixels: maxPixels, draft: draft) { header in
+        try DecodedImage.decode(source, maxPixels: maxPixels, draft: draft, frames: spec.animationFrames) { header in
             spec.decodeBox(uprightWidth: header.uprightWidth, uprightHeight: header.uprightHeight)
         }
     }
@@ -31,10 +33,19 @@ public struct ImageRenderer: Sendable {
         try encode(try pixels(decoded))
     }
 
-    /// The output's pixels, before encoding: every step applied in order.
+    /// The output's pixels, before encoding: every step applied in order, to each frame of an
+    /// animation (whose frames keep one size: the trim, which follows each frame's content, is skipped).
     func pixels(_ decoded: DecodedImage) throws(ImagePipelineError) -> DecodedImage {
+        guard decoded.frameCount > 1 else { return try Self.applySteps(to: decoded, spec) }
+        var frameSpec = spec
+        frameSpec.trim = nil
+        let frames = try decoded.frames().map { frame throws(ImagePipelineError) in try Self.applySteps(to: frame, frameSpec) }
+        return try DecodedImage.animation(frames, timing: decoded)
+    }
+
+    private static func applySteps(to decoded: DecodedImage, _ spec: RenderSpec) throws(ImagePipelineError) -> DecodedImage {
         var image = decoded
-        for step in Self.steps { image = try step.apply(to: image, spec) }
+        for step in steps { image = try step.apply(to: image, spec) }
         return image
     }
 
@@ -43,7 +54,7 @@ public struct ImageRenderer: Sendable {
     func encode(_ image: DecodedImage) throws(ImagePipelineError) -> EncodedImage {
         guard let maxBytes = spec.maxBytes else {
             let data = try ImageEncoder.encode(image, as: spec.format, quality: spec.quality, settings: spec.encoder)
-            return EncodedImage(data: data, format: spec.format, width: image.width, height: image.height,
+            return EncodedImage(data: data, format: spec.format, width: image.width, height: image.height / image.frameCount,
                                 quality: spec.format == .png ? nil : spec.quality, encodes: 1)
         }
         return try BudgetEncoder(format: spec.format, maxBytes: maxBytes, qualities: min(spec.minQuality, spec.quality)...spec.quality,

@@ -1,3 +1,5 @@
+import Foundation
+
 /// One output image as a screen asks for it: a box, how to fit the photo into it, and the encoding.
 /// The names follow imgproxy's processing options, so a service URL maps onto this one to one.
 public struct RenderSpec: Sendable, Hashable, Codable {
@@ -21,6 +23,36 @@ public struct RenderSpec: Sendable, Hashable, Codable {
         case northEast = "noea", northWest = "nowe", southEast = "soea", southWest = "sowe"
         /// The most salient region (libvips' attention crop): the product, not the table it stands on.
         case attention = "sm"
+        /// Centred on a point given as fractions of the width and height (`gravityOffset`), as far as
+        /// the edges allow.
+        case focusPoint = "fp"
+    }
+
+    /// A gravity's offset (imgproxy's `g:type:x:y`): a value of at least 1 (or at most −1) is pixels,
+    /// one between is a fraction of the image's side; east and south offsets move inwards. For
+    /// `.focusPoint`, the point itself (0–1 of each side).
+    public struct Offset: Sendable, Hashable, Codable {
+        public var x = 0.0, y = 0.0
+        public init(x: Double = 0, y: Double = 0) { (self.x, self.y) = (x, y) }
+    }
+
+    /// An area cut from the photo before it is resized (imgproxy's `crop`): each side in the upright
+    /// source's pixels when at least 1, a fraction of it when less, the whole side when 0; placed by
+    /// its own gravity, or the spec's when nil.
+    public struct Crop: Sendable, Hashable, Codable {
+        public var width: Double, height: Double
+        public var gravity: Gravity?
+        public var offset = Offset()
+        public init(width: Double, height: Double, gravity: Gravity? = nil, offset: Offset = Offset()) {
+            (self.width, self.height, self.gravity, self.offset) = (width, height, gravity, offset)
+        }
+
+        /// The side in pixels of an image `side` pixels long, at `scale` pixels per source pixel.
+        func side(_ value: Double, of side: Int, scale: Double) -> Int {
+            if value == 0 { return side }
+            let pixels = value >= 1 ? Int((value * scale).rounded()) : Int((Double(side) * value).rounded())
+            return min(side, max(1, pixels))
+        }
     }
 
     /// Target box in pixels; 0 leaves that side free (both 0: the photo's own size).
@@ -28,7 +60,26 @@ public struct RenderSpec: Sendable, Hashable, Codable {
     public var height = 0
     public var resizing = Resizing.fit
     public var gravity = Gravity.centre
+    public var gravityOffset = Offset()
     public var enlarge = false
+    /// Cut first, before the resize (see `Crop`).
+    public var crop: Crop?
+    /// The output is never narrower or lower than this (imgproxy's `min-width`, `min-height`), enlarged
+    /// if need be, whatever `enlarge` says; a fill still crops to the box.
+    public var minWidth = 0
+    public var minHeight = 0
+    /// An unsized output's scale (imgproxy's `zoom` without a size; with one, it scales the box).
+    public var zoom = Offset(x: 1, y: 1)
+    /// Quarter turns clockwise, in degrees (0, 90, 180, 270), then mirrored: applied to the upright
+    /// photo before it is cut or resized, so the box and gravity are those of the turned image.
+    public var rotation = 0
+    public var flipHorizontal = false
+    public var flipVertical = false
+    /// Effects on the resized photo: a Gaussian blur and a sharpen of this sigma (0: none), blocks of
+    /// this many pixels (`pixelate`; 0 or 1: none).
+    public var blur = 0.0
+    public var sharpen = 0.0
+    public var pixelate = 0
     public var format = OutputFormat.jpeg
     /// Encoder quality; with `maxBytes`, the highest quality tried.
     public var quality = 80
@@ -90,6 +141,42 @@ public struct RenderSpec: Sendable, Hashable, Codable {
             }
         }
     }
+    /// Frames of an animated GIF or WebP kept (imgproxy's `max_animation_frames`): an animated WebP
+    /// when the output is WebP with no byte budget and this is above 1, otherwise the first frame as
+    /// a still.
+    public var frames = 1
+
+    /// The most frames this output keeps of an animation. A byte budget may shrink the pixels,
+    /// which an animation's frames cannot share: a still then.
+    public var animationFrames: Int { format.animates && maxBytes == nil ? max(1, frames) : 1 }
+
+    /// An image drawn over the output last, after padding (imgproxy's `watermark`).
+    public var watermark: Watermark?
+
+    public struct Watermark: Sendable, Hashable, Codable {
+        /// Where it goes: at a gravity (offsets as `Offset`, in the output's pixels when at least 1,
+        /// moving inwards from the edge named, and it may hang over the edge), or tiled over the whole
+        /// output with the offsets as the spacing between tiles.
+        public enum Placement: Sendable, Hashable, Codable {
+            case gravity(Gravity)
+            case replicate
+        }
+
+        /// The watermark's encoded bytes (a logo: PNG with transparency, usually); decoded per render
+        /// through the same decode as any source, so it is upright and sRGB.
+        public var image: Data
+        /// 0 (invisible) to 1 (as the image's own alpha says).
+        public var opacity: Double
+        public var placement = Placement.gravity(.centre)
+        public var offset = Offset()
+        /// Fitted (enlarged if need be) into this fraction of the output's size; 0 keeps its own size.
+        public var scale = 0.0
+
+        public init(image: Data, opacity: Double, placement: Placement = .gravity(.centre), offset: Offset = Offset(), scale: Double = 0) {
+            (self.image, self.opacity, self.placement, self.offset, self.scale) = (image, opacity, placement, offset, scale)
+        }
+    }
+
     /// Progressive JPEG, AVIF effort (see `EncoderSettings`).
     public var encoder = EncoderSettings()
 
@@ -135,6 +222,31 @@ public struct RenderSpec: Sendable, Hashable, Codable {
     /// The box a source must be decoded into so that no output pixel needs upscaling: a crop or a
     /// forced size needs both sides at least the box, a fit only the constraining one.
     public func decodeBox(uprightWidth: Int, uprightHeight: Int) -> (width: Int, height: Int) {
+        if rotation % 180 == 90 {
+            var turned = self
+            turned.rotation = 0
+            let box = turned.decodeBox(uprightWidth: uprightHeight, uprightHeight: uprightWidth)
+            return (box.height, box.width)
+        }
+        if let crop, trim == nil {
+            // The part kept must cover the box: the whole decoded as many times larger.
+            var whole = self
+            whole.crop = nil
+            let (width, height) = (crop.side(crop.width, of: uprightWidth, scale: 1), crop.side(crop.height, of: uprightHeight, scale: 1))
+            let box = whole.decodeBox(uprightWidth: width, uprightHeight: height)
+            func grown(_ side: Int, _ factor: Double) -> Int {
+                side >= DecodedImage.unbounded ? side : min(DecodedImage.unbounded, Int((Double(side) * factor).rounded(.up)))
+            }
+            return (grown(box.width, Double(uprightWidth) / Double(width)), grown(box.height, Double(uprightHeight) / Double(height)))
+        }
+        if minWidth > 0 || minHeight > 0 {
+            // At least the scale the minimum sizes need, on both sides, whichever side the box constrains.
+            var unbounded = self
+            (unbounded.minWidth, unbounded.minHeight) = (0, 0)
+            let box = unbounded.decodeBox(uprightWidth: uprightWidth, uprightHeight: uprightHeight)
+            let scale = max(Double(minWidth) / Double(max(1, uprightWidth)), Double(minHeight) / Double(max(1, uprightHeight)))
+            return (max(box.width, Int((Double(uprightWidth) * scale).rounded(.up))), max(box.height, Int((Double(uprightHeight) * scale).rounded(.up))))
+        }
         if trim != nil {
             // What remains after the border is cut must still cover the box: decode at twice it.
             var untrimmed = self
@@ -149,7 +261,11 @@ public struct RenderSpec: Sendable, Hashable, Codable {
         let free = DecodedImage.unbounded
         // A fit's free sides are bounded by the output's edge limit, so the decode itself shrinks.
         let bound = maxEdge ?? free
-        guard width > 0 || height > 0 else { return (bound, bound) }
+        guard width > 0 || height > 0 else {
+            guard zoom.x < 1 || zoom.y < 1 else { return (bound, bound) }
+            let scale = max(zoom.x, zoom.y)
+            return (min(bound, Int((Double(uprightWidth) * scale).rounded(.up))), min(bound, Int((Double(uprightHeight) * scale).rounded(.up))))
+        }
         switch effectiveResizing(uprightWidth: uprightWidth, uprightHeight: uprightHeight) {
         case .fit:
             return (width > 0 ? width : bound, height > 0 ? height : bound)
@@ -166,9 +282,15 @@ public struct RenderSpec: Sendable, Hashable, Codable {
     /// size or a canvas (`extend`), plus padding; never past `maxEdge` on a side.
     public func outputPixelBound(uprightWidth: Int, uprightHeight: Int) -> Int {
         let edge = Double(maxEdge ?? Self.edgeRange.upperBound)
-        let (width, height) = (Double(uprightWidth), Double(uprightHeight))
+        var (width, height) = (Double(uprightWidth), Double(uprightHeight))
+        if rotation % 180 == 90 { (width, height) = (height, width) }
+        if let crop {
+            (width, height) = (Double(crop.side(crop.width, of: Int(width), scale: 1)), Double(crop.side(crop.height, of: Int(height), scale: 1)))
+        }
         let box = (width: self.width > 0 ? Double(self.width) : edge, height: self.height > 0 ? Double(self.height) : edge)
-        let scale = min(box.width / width, box.height / height, enlarge ? .infinity : 1)
+        var scale = min(box.width / width, box.height / height, enlarge ? .infinity : 1)
+        if self.width == 0, self.height == 0 { scale = min(scale, enlarge ? max(zoom.x, zoom.y) : 1) }
+        scale = max(scale, Double(minWidth) / width, Double(minHeight) / height)
         var (outWidth, outHeight) = (width * scale, height * scale)
         if effectiveResizing(uprightWidth: uprightWidth, uprightHeight: uprightHeight) != .fit || extend || extendAspectRatio {
             (outWidth, outHeight) = (max(outWidth, min(box.width, edge)), max(outHeight, min(box.height, edge)))

@@ -18,11 +18,14 @@ struct ImageRequestHandler: Sendable {
     let metrics: ServiceMetrics
     let fallback: FallbackImage?
     let memory: MemoryBudget
+    let watermark: ConfiguredWatermark?
+    let watermarkOpacity: Double
     private let flight = SingleFlight<EncodedImage>()
 
     init(rules: URLRules, maxAge: Int, signature: SignatureCheck, sources: [any SourceKind],
-         processor: ImageProcessor, pool: ImageWorkPool, memory: MemoryBudget, caches: OutputCaches, metrics: ServiceMetrics, fallback: FallbackImage?) {
-        self.memory = memory
+         processor: ImageProcessor, pool: ImageWorkPool, memory: MemoryBudget, caches: OutputCaches, metrics: ServiceMetrics, fallback: FallbackImage?,
+         watermark: ConfiguredWatermark? = nil, watermarkOpacity: Double = 1) {
+        (self.memory, self.watermark, self.watermarkOpacity) = (memory, watermark, watermarkOpacity)
         (self.rules, self.maxAge, self.signature, self.sources) = (rules, maxAge, signature, sources)
         (self.processor, self.pool, self.caches, self.metrics, self.fallback) = (processor, pool, caches, metrics, fallback)
     }
@@ -65,6 +68,7 @@ struct ImageRequestHandler: Sendable {
         // 4. The source, by the kind that claims its name: a file opened under the root, or a remote
         //    source's record (fresh, revalidated or downloaded; one origin request at a time).
         let source = try await resolve(parsed.source)
+        if parsed.options.raw { return try await unprocessed(parsed, source: source, to: request) }
         // 5. Format and output, settled before any work, so bad sizes are 400.
         let (format, negotiated): (OutputFormat, Bool)
         do {
@@ -72,22 +76,27 @@ struct ImageRequestHandler: Sendable {
         } catch {
             throw ServiceFailure(error)
         }
-        let spec: RenderSpec
+        var spec: RenderSpec
         do { spec = try processor.spec(for: parsed.options, format: format) } catch { throw ServiceFailure(error) }
+        // The watermark's source, resolved as any source is: its content is part of the output's.
+        let mark = try await watermarkSource(for: parsed.options)
         // 6. The ETag: a matching If-None-Match is a 304 with no work.
-        let etag = processor.etag(source: source.identity, fingerprint: source.fingerprint, options: parsed.options, format: format)
+        let fingerprint = source.fingerprint + (mark.map { "\nwatermark:\($0.identity)\n\($0.fingerprint)" } ?? "")
+        let etag = processor.etag(source: source.identity, fingerprint: fingerprint, options: parsed.options, format: format)
         var headers = HTTPAnswer.imageHeaders(etag: etag, maxAge: maxAge, negotiated: negotiated, modified: source.modified)
         if HTTPAnswer.matches(request.headers[.ifNoneMatch], etag: etag) {
             return (Response(status: .notModified, headers: headers), "revalidated")
         }
+        disposition(parsed, fileExtension: format.fileExtension, &headers)
         // 7. The caches: memory, then disk.
         if let cached = caches.load(etag), let format = cached.format {
             metrics.cache("hit")
             return (image(cached.data, format: format, headers: &headers, method: request.method), "hit")
         }
         metrics.cache("miss")
+        if let mark { spec.watermark = try await watermark(parsed.options, from: mark) }
         // 8. One rendering per output however many ask, on the bounded pool.
-        let output = try await render(spec, source: source, etag: etag)
+        let output = try await render(spec, options: parsed.options, source: source, etag: etag)
         // 9. Kept for the next request, and sent.
         caches.store(output, etag: etag)
         return (image(output.data, format: output.format, headers: &headers, method: request.method), "miss")
@@ -110,7 +119,7 @@ struct ImageRequestHandler: Sendable {
         }
         metrics.cache("miss")
         let maxPixels = processor.limits.maxPixels
-        let info = try await decoding(source, cost: { DecodeCost.bytes(header: $0, box: (ThumbHash.maxSide, ThumbHash.maxSide)) }) { image throws(ImagePipelineError) in
+        let info = try await decoding(source, limits: parsed.options.limits, cost: { DecodeCost.bytes(header: $0, box: (ThumbHash.maxSide, ThumbHash.maxSide)) }) { image throws(ImagePipelineError) in
             try SourceInfo(image, maxPixels: maxPixels)
         }
         let encoder = JSONEncoder()
@@ -125,14 +134,39 @@ struct ImageRequestHandler: Sendable {
     private func answer(_ parsed: ImageRequestPath, to request: Request, with fallback: FallbackImage,
                         instead failure: ServiceFailure) async throws(ServiceFailure) -> (Response, String) {
         let (format, negotiated) = processor.format(for: parsed.options, accept: request.headers[.accept], sourceHasAlpha: fallback.hasAlpha)
-        let spec: RenderSpec
+        var spec: RenderSpec
         do { spec = try processor.spec(for: parsed.options, format: format) } catch { throw ServiceFailure(error) }
+        if let mark = try await watermarkSource(for: parsed.options) { spec.watermark = try await watermark(parsed.options, from: mark) }
         let key = "fallback " + processor.etag(source: "", fingerprint: fallback.digest, options: parsed.options, format: format)
-        let output = try await render(spec, source: fallback.source, etag: key)
+        let output = try await render(spec, options: parsed.options, source: fallback.source, etag: key)
         var headers = fallback.headers(negotiated: negotiated)
+        disposition(parsed, fileExtension: output.format.fileExtension, &headers)
         metrics.bytesOut(output.data.count)
         return (HTTPAnswer.body(output.data, type: output.format.mimeType, headers: &headers, method: request.method,
                                 status: fallback.status ?? failure.status), "fallback")
+    }
+
+    /// Where the URL's watermark comes from: its `wmu`, else the service's own; nil without `wm`.
+    private func watermarkSource(for options: ProcessingOptions) async throws(ServiceFailure) -> (any ResolvedSource)? {
+        guard options.watermark != nil else { return nil }
+        if let name = options.watermarkSource { return try await resolve(name) }
+        switch watermark {
+        case .image(let image)?: return image
+        case .source(let name)?: return try await resolve(name)
+        case nil:
+            throw ServiceFailure(status: .badRequest, error: "no-watermark",
+                                 detail: "wm: this service has no watermark of its own (--watermark); name one with wmu")
+        }
+    }
+
+    /// The watermark as the renderer draws it, its bytes read now (only a miss gets here).
+    private func watermark(_ options: ProcessingOptions, from source: any ResolvedSource) async throws(ServiceFailure) -> RenderSpec.Watermark? {
+        let bytes = try await source.open()
+        do {
+            return options.watermark(image: try bytes.image.bytes(), baseOpacity: watermarkOpacity)
+        } catch {
+            throw ServiceFailure(error)
+        }
     }
 
     private func resolve(_ name: String) async throws(ServiceFailure) -> any ResolvedSource {
@@ -142,18 +176,51 @@ struct ImageRequestHandler: Sendable {
         return try await kind.resolve(name)
     }
 
-    private func render(_ spec: RenderSpec, source: any ResolvedSource, etag: String) async throws(ServiceFailure) -> EncodedImage {
-        let (maxPixels, draft) = (processor.limits.maxPixels, processor.limits.draftDecode)
+    /// `raw`: the source's own bytes, checked as any source is (its byte limit, the loader allow-list,
+    /// the pixel limit) and sent only when they carry nothing a render would strip
+    /// (`EncodedImage.unprocessed`); otherwise 422, naming what to ask for instead.
+    private func unprocessed(_ parsed: ImageRequestPath, source: any ResolvedSource, to request: Request) async throws(ServiceFailure) -> (Response, String) {
+        let etag = processor.etag(source: source.identity, fingerprint: source.fingerprint, options: parsed.options, format: .jpeg)
+        var headers = HTTPAnswer.imageHeaders(etag: etag, maxAge: maxAge, negotiated: false, modified: source.modified)
+        if HTTPAnswer.matches(request.headers[.ifNoneMatch], etag: etag) {
+            return (Response(status: .notModified, headers: headers), "revalidated")
+        }
+        let maxPixels = min(processor.limits.maxPixels, parsed.options.limits.sourcePixels ?? .max)
+        let output = try await decoding(source, limits: parsed.options.limits, cost: { _ in 0 }) { image throws(ImagePipelineError) in
+            try EncodedImage.unprocessed(image, maxPixels: maxPixels)
+        }
+        guard let output else {
+            throw ServiceFailure(status: .unprocessableContent, error: "not-raw",
+                                 detail: "raw: the source is not served as it is (it carries EXIF, XMP or IPTC metadata, is stored sideways, "
+                                    + "or is a format other than JPEG, PNG or WebP); ask for it without raw to have it processed")
+        }
+        disposition(parsed, fileExtension: output.format.fileExtension, &headers)
+        return (image(output.data, format: output.format, headers: &headers, method: request.method), "raw")
+    }
+
+    /// `Content-Disposition`, when the URL asks for a file name or an attachment (`fn`, `att`).
+    private func disposition(_ parsed: ImageRequestPath, fileExtension: String, _ headers: inout HTTPFields) {
+        if let value = ContentDisposition.value(filename: parsed.options.filename, attachment: parsed.options.returnAttachment,
+                                                source: parsed.source, fileExtension: fileExtension) {
+            headers[.contentDisposition] = value
+        }
+    }
+
+    private func render(_ spec: RenderSpec, options: ProcessingOptions, source: any ResolvedSource, etag: String) async throws(ServiceFailure) -> EncodedImage {
+        let (maxPixels, draft) = (min(processor.limits.maxPixels, options.limits.sourcePixels ?? .max), processor.limits.draftDecode)
+        let skip = options.skipProcessing.contains(spec.format)
         do {
             return try await flight.run(etag) { [self] in
                 let started = ContinuousClock.now
                 let cost = { (header: ImageHeader) in
                     DecodeCost.bytes(header: header, box: spec.decodeBox(uprightWidth: header.uprightWidth, uprightHeight: header.uprightHeight),
                                      outputPixels: spec.outputPixelBound(uprightWidth: header.uprightWidth, uprightHeight: header.uprightHeight),
-                                     format: spec.format)
+                                     format: spec.format, frames: header.frames(keepingAtMost: spec.animationFrames))
                 }
-                let output = try await decoding(source, cost: cost) {
-                    image throws(ImagePipelineError) in try ImageRenderer(spec: spec).render(image, maxPixels: maxPixels, draft: draft)
+                let output = try await decoding(source, limits: options.limits, cost: cost) { image throws(ImagePipelineError) in
+                    // `skp`: the source as it is, when it is already this format and safe to send.
+                    if skip, let unprocessed = try EncodedImage.unprocessed(image, as: spec.format, maxPixels: maxPixels) { return unprocessed }
+                    return try ImageRenderer(spec: spec).render(image, maxPixels: maxPixels, draft: draft)
                 }
                 metrics.processed(ContinuousClock.now - started)
                 return output
@@ -171,10 +238,13 @@ struct ImageRequestHandler: Sendable {
     /// `work` on the source's bytes, on the pool, once admitted by what it will hold (`cost`, from
     /// the header): alone (`admissible`), and beside the others (`memory`), and stopped at
     /// `--render-timeout`. A remote source's bytes, and their slot, are held only meanwhile.
-    private func decoding<T: Sendable>(_ source: any ResolvedSource, cost: (ImageHeader) -> Int,
+    private func decoding<T: Sendable>(_ source: any ResolvedSource, limits: ProcessingOptions.RequestLimits, cost: (ImageHeader) -> Int,
                                        _ work: @escaping @Sendable (ImageSource) throws(ImagePipelineError) -> T) async throws(ServiceFailure) -> T {
         let bytes = try await source.open()
-        let cost = try admissible(bytes, cost: cost)
+        // `msfs`: a URL's own, lower, limit on the source's bytes.
+        if let limit = limits.sourceBytes, let count = bytes.image.byteCount, count > limit { throw ServiceFailure.sourceTooLarge(limit: limit) }
+        let frameLimit = [processor.limits.maxAnimationFramePixels, limits.animationFramePixels].compactMap { $0 }.min()
+        let cost = try admissible(bytes, maxPixels: min(processor.limits.maxPixels, limits.sourcePixels ?? .max), frameLimit: frameLimit, cost: cost)
         await memory.acquire(cost)
         let result: Result<T, ImagePipelineError>
         do {
@@ -195,12 +265,16 @@ struct ImageRequestHandler: Sendable {
 
     /// The memory a render of these bytes will hold, by its header, when it is within
     /// `--max-render-memory` (and the pixel limit); otherwise the 413 that says so, before any decode.
-    private func admissible(_ bytes: SourceBytes, cost: (ImageHeader) -> Int) throws(ServiceFailure) -> Int {
+    private func admissible(_ bytes: SourceBytes, maxPixels: Int, frameLimit: Int?, cost: (ImageHeader) -> Int) throws(ServiceFailure) -> Int {
         let header: ImageHeader
         do { header = try ImageHeader.read(bytes.image) } catch { throw ServiceFailure(error) }
         let limits = processor.limits
-        guard header.pixelCount <= limits.maxPixels else {
-            throw ServiceFailure(.tooManyPixels(width: header.width, height: header.height, limit: limits.maxPixels))
+        guard header.pixelCount <= maxPixels else {
+            throw ServiceFailure(.tooManyPixels(width: header.width, height: header.height, limit: maxPixels))
+        }
+        if header.isAnimation, let frameLimit, header.pixelCount > frameLimit {
+            throw ServiceFailure(status: .contentTooLarge, error: "too-many-pixels",
+                                 detail: "each frame of this animation is \(header.width)×\(header.height); the limit is \(frameLimit) pixels a frame")
         }
         let cost = cost(header)
         guard cost <= limits.maxRenderMemory else {

@@ -8,9 +8,9 @@ public struct ImageProcessor: Sendable {
     public struct Limits: Sendable {
         /// Quality when the URL gives none.
         public var defaultQuality = 80
-        /// AVIF's quality when the URL gives none: imgproxy's (`IMGPROXY_FORMAT_QUALITY` avif=63), as
-        /// AVIF's scale reaches JPEG's look at lower numbers.
-        public var defaultAVIFQuality = 63
+        /// A format's quality when the URL gives none, instead of `defaultQuality` (`--format-quality`,
+        /// imgproxy's `IMGPROXY_FORMAT_QUALITY`): AVIF's scale reaches JPEG's look at lower numbers.
+        public var formatQuality: [OutputFormat: Int] = [.avif: 63]
         /// No output side is larger, whatever the URL asks (`--max-output-edge`).
         public var maxOutputEdge = 4096
         /// Sources with more pixels are refused from their header (`--max-pixels`).
@@ -21,6 +21,11 @@ public struct ImageProcessor: Sendable {
         /// A render still running this long after a worker took it up is stopped and answered 503
         /// (`--render-timeout`, imgproxy's `IMGPROXY_TIMEOUT`); nil for none.
         public var renderTimeout: Duration? = .seconds(10)
+        /// Frames of an animated GIF or WebP kept in a WebP output (`--max-animation-frames`, imgproxy's
+        /// `IMGPROXY_MAX_ANIMATION_FRAMES`, whose default of 1 makes every output a still).
+        public var maxAnimationFrames = 1
+        /// An animated source whose frames have more pixels is refused (`--max-animation-frame-resolution`); nil: no limit but `maxPixels`.
+        public var maxAnimationFramePixels: Int?
         /// JPEGs decoded straight to the output's scale (`--fast-decode`; see `DecodedImage.decode`).
         public var draftDecode = false
         /// AVIF for clients whose `Accept` lists it, before WebP (`--auto-avif`, imgproxy's
@@ -55,7 +60,8 @@ public struct ImageProcessor: Sendable {
         // (`--fast-decode`) gives other pixels.
         let identity = [source, fingerprint, options.canonical(format: format, defaultQuality: defaultQuality(for: format)),
                         "edge:\(limits.maxOutputEdge)", limits.encoder.progressive ? "" : "baseline", limits.draftDecode ? "draft" : "",
-                        limits.encoder.avifEffort == 0 ? "" : "avif-effort:\(limits.encoder.avifEffort)"].joined(separator: "\n")
+                        limits.encoder.avifEffort == 0 ? "" : "avif-effort:\(limits.encoder.avifEffort)",
+                        limits.maxAnimationFrames == 1 ? "" : "frames:\(limits.maxAnimationFrames)"].joined(separator: "\n")
         return "\"" + Fingerprint.hex(identity) + "\""
     }
 
@@ -72,11 +78,12 @@ public struct ImageProcessor: Sendable {
     public func spec(for options: ProcessingOptions, format: OutputFormat) throws(ProcessingError) -> RenderSpec {
         var spec = try options.spec(format: format, defaultQuality: defaultQuality(for: format), maxOutputEdge: limits.maxOutputEdge)
         spec.encoder = limits.encoder
+        spec.frames = min(limits.maxAnimationFrames, options.limits.animationFrames ?? .max)
         return spec
     }
 
     private func defaultQuality(for format: OutputFormat) -> Int {
-        format == .avif ? limits.defaultAVIFQuality : limits.defaultQuality
+        limits.formatQuality[format] ?? limits.defaultQuality
     }
 
     /// Whether an `Accept` header lists `type` with a non-zero quality. Parameters are read as RFC

@@ -12,10 +12,12 @@ public struct ImageRequestPath: Sendable, Equatable {
     /// Paths longer than this are refused before parsing.
     public static let lengthLimit = 8192
 
-    /// `onlyPresets` limits the URL's own options to presets, a `dpr` from `dprs` and the format (what
+    /// `allowSecurityOptions` lets the URL's own options lower the service's limits (never needed
+    /// inside a preset, which is the operator's). `onlyPresets` limits the URL's own options to presets, a `dpr` from `dprs` and the format (what
     /// is inside a preset is the operator's, and unrestricted).
     public static func parse(_ path: String, presets: [String: String] = ProcessingOptions.standardPresets, onlyPresets: Bool = false,
-                             dprs: Set<Double> = ProcessingOptions.presetDPRs, now: Date = Date()) throws(ProcessingError) -> ImageRequestPath {
+                             dprs: Set<Double> = ProcessingOptions.presetDPRs, allowSecurityOptions: Bool = false,
+                             now: Date = Date()) throws(ProcessingError) -> ImageRequestPath {
         guard path.utf8.count <= lengthLimit else { throw .invalidSource("the path is over \(lengthLimit) bytes") }
         var segments = path.split(separator: "/", omittingEmptySubsequences: false).map(String.init)
         if segments.first == "" { segments.removeFirst() }
@@ -26,6 +28,7 @@ public struct ImageRequestPath: Sendable, Equatable {
             let segment = segments[index].replacingOccurrences(of: "%3A", with: ":").replacingOccurrences(of: "%3a", with: ":")
             guard segment.contains(":") else { break }
             if onlyPresets { try OptionTable.checkAllowedWithPresetsOnly(segment, dprs: dprs) }
+            if !allowSecurityOptions { try OptionTable.checkNotSecurityOption(segment) }
             try options.apply(segment, presets: presets)
             index += 1
         }

@@ -1,4 +1,5 @@
 import Foundation
+import ImagePipeline
 
 /// One option's arguments, with the checks every option shares.
 struct OptionArguments {
@@ -21,6 +22,32 @@ struct OptionArguments {
     func integer(_ text: String, in range: ClosedRange<Int>) throws(ProcessingError) -> Int {
         guard let value = Int(text), range.contains(value) else { throw invalid(text, "a whole number from \(range.lowerBound) to \(range.upperBound)") }
         return value
+    }
+
+    /// A decimal number in `range` (not 0 itself with `exclusiveOfZero`).
+    func number(_ text: String, in range: ClosedRange<Double>, exclusiveOfZero: Bool = false) throws(ProcessingError) -> Double {
+        guard let value = Double(text), value.isFinite, range.contains(value), !(exclusiveOfZero && value == 0) else {
+            throw invalid(text, "a number \(exclusiveOfZero ? "above" : "from") \(range.lowerBound.formatted()) to \(range.upperBound.formatted())")
+        }
+        return value
+    }
+
+    /// `type:x:y` from position `start`: a gravity and its offsets (`fp:x:y`: the point, 0–1 each).
+    func gravity(from start: Int) throws(ProcessingError) -> (RenderSpec.Gravity, RenderSpec.Offset) {
+        guard arguments.count <= start + 3 else { throw invalid(arguments.joined(separator: ":"), "a gravity and at most two offsets") }
+        let gravity = try choice(self[start] ?? "", RenderSpec.Gravity.self)
+        let range: ClosedRange<Double> = gravity == .focusPoint ? 0...1 : -65_535...65_535
+        let (x, y) = (try self[start + 1].map { value throws(ProcessingError) in try number(value, in: range) } ?? (gravity == .focusPoint ? 0.5 : 0),
+                      try self[start + 2].map { value throws(ProcessingError) in try number(value, in: range) } ?? (gravity == .focusPoint ? 0.5 : 0))
+        if gravity == .attention, x != 0 || y != 0 { throw invalid("\(x):\(y)", "no offsets with sm") }
+        return (gravity, RenderSpec.Offset(x: x, y: y))
+    }
+
+    /// An imgproxy switch whose effect market-images always has (or never can): any boolean is
+    /// accepted, so a URL written for imgproxy is served.
+    func acceptedSwitch() throws(ProcessingError) {
+        try expect(exactly: 1)
+        _ = try boolean(self[0] ?? "")
     }
 
     func boolean(_ text: String) throws(ProcessingError) -> Bool {

@@ -12,6 +12,9 @@ enum OptionTable {
         var canonical: (@Sendable (ProcessingOptions, OutputFormat, _ defaultQuality: Int) -> String)?
         /// Whether a URL may give it itself when the service serves presets only (`onlyPresets`).
         var withPresetsOnly = false
+        /// imgproxy's security options: a URL may give them only where the service allows it
+        /// (`--allow-security-options`, imgproxy's `IMGPROXY_ALLOW_SECURITY_OPTIONS`).
+        var isSecurityOption = false
     }
 
     /// In canonical order first (the owners of the output's parts), then the options that only set
@@ -37,13 +40,60 @@ enum OptionTable {
             options.dpr = value
         }, canonical: { options, _, _ in "dpr:\(options.dpr)" }, withPresetsOnly: true),
         Definition(names: ["gravity", "g"], apply: { options, option, _, _ throws(ProcessingError) in
-            try option.expect(atMost: 3)
-            options.gravity = try option.choice(option[0] ?? "", RenderSpec.Gravity.self)
-            // Offsets are not supported; zero ones are what imgproxy writes by default.
-            for offset in option.arguments.dropFirst() where !["", "0"].contains(offset) {
-                throw option.invalid(offset, "no offset (offsets are not supported)")
-            }
-        }, canonical: { options, _, _ in "g:\(options.gravity.rawValue)" }),
+            (options.gravity, options.gravityOffset) = try option.gravity(from: 0)
+        }, canonical: { options, _, _ in
+            "g:\(options.gravity.rawValue)" + (options.gravityOffset == RenderSpec.Offset() ? "" : ":\(options.gravityOffset.x):\(options.gravityOffset.y)")
+        }),
+        Definition(names: ["crop", "c"], apply: { options, option, _, _ throws(ProcessingError) in
+            try option.expect(atMost: 5)
+            let (width, height) = (try option.number(option[0] ?? "0", in: 0...65_535), try option.number(option[1] ?? "0", in: 0...65_535))
+            guard width > 0 || height > 0 else { return options.crop = nil }
+            var crop = RenderSpec.Crop(width: width, height: height)
+            if option[2] != nil { (crop.gravity, crop.offset) = try option.gravity(from: 2) }
+            options.crop = crop
+        }, canonical: { options, _, _ in
+            guard let crop = options.crop else { return "" }
+            let offset = crop.gravity == nil ? "" : ":\(crop.gravity?.rawValue ?? ""):\(crop.offset.x):\(crop.offset.y)"
+            return "c:\(crop.width):\(crop.height)" + offset
+        }),
+        Definition(names: ["min-width", "min_width", "mw"], apply: { options, option, _, _ throws(ProcessingError) in
+            try option.expect(exactly: 1)
+            options.minWidth = try option.integer(option[0] ?? "", in: ProcessingOptions.sizeRange)
+        }, canonical: { options, _, _ in options.minWidth == 0 ? "" : "mw:\(options.minWidth)" }),
+        Definition(names: ["min-height", "min_height", "mh"], apply: { options, option, _, _ throws(ProcessingError) in
+            try option.expect(exactly: 1)
+            options.minHeight = try option.integer(option[0] ?? "", in: ProcessingOptions.sizeRange)
+        }, canonical: { options, _, _ in options.minHeight == 0 ? "" : "mh:\(options.minHeight)" }),
+        Definition(names: ["zoom", "z"], apply: { options, option, _, _ throws(ProcessingError) in
+            guard (1...2).contains(option.arguments.count) else { throw option.invalid(option.arguments.joined(separator: ":"), "one factor, or x:y") }
+            let factors = try option.arguments.map { value throws(ProcessingError) in try option.number(value, in: 0...64, exclusiveOfZero: true) }
+            options.zoom = RenderSpec.Offset(x: factors[0], y: factors.last ?? factors[0])
+        }, canonical: { options, _, _ in options.zoom == RenderSpec.Offset(x: 1, y: 1) ? "" : "z:\(options.zoom.x):\(options.zoom.y)" }),
+        Definition(names: ["rotate", "rot"], apply: { options, option, _, _ throws(ProcessingError) in
+            try option.expect(exactly: 1)
+            let degrees = try option.integer(option[0] ?? "", in: -3600...3600)
+            guard degrees % 90 == 0 else { throw option.invalid(option[0] ?? "", "a multiple of 90 degrees") }
+            options.rotation = (degrees % 360 + 360) % 360
+        }, canonical: { options, _, _ in options.rotation == 0 ? "" : "rot:\(options.rotation)" }),
+        Definition(names: ["flip", "fl"], apply: { options, option, _, _ throws(ProcessingError) in
+            try option.expect(atMost: 2)
+            options.flipHorizontal = try option[0].map(option.boolean) ?? false
+            options.flipVertical = try option[1].map(option.boolean) ?? false
+        }, canonical: { options, _, _ in
+            options.flipHorizontal || options.flipVertical ? "fl:\(options.flipHorizontal ? 1 : 0):\(options.flipVertical ? 1 : 0)" : ""
+        }),
+        Definition(names: ["blur", "bl"], apply: { options, option, _, _ throws(ProcessingError) in
+            try option.expect(exactly: 1)
+            options.blur = try option.number(option[0] ?? "", in: 0...ProcessingOptions.sigmaLimit)
+        }, canonical: { options, _, _ in options.blur == 0 ? "" : "bl:\(options.blur)" }),
+        Definition(names: ["sharpen", "sh"], apply: { options, option, _, _ throws(ProcessingError) in
+            try option.expect(exactly: 1)
+            options.sharpen = try option.number(option[0] ?? "", in: 0...ProcessingOptions.sigmaLimit)
+        }, canonical: { options, _, _ in options.sharpen == 0 ? "" : "sh:\(options.sharpen)" }),
+        Definition(names: ["pixelate", "pix"], apply: { options, option, _, _ throws(ProcessingError) in
+            try option.expect(exactly: 1)
+            options.pixelate = try option.integer(option[0] ?? "", in: ProcessingOptions.sizeRange)
+        }, canonical: { options, _, _ in options.pixelate <= 1 ? "" : "pix:\(options.pixelate)" }),
         Definition(names: ["enlarge", "el"], apply: { options, option, _, _ throws(ProcessingError) in
             try option.expect(exactly: 1)
             options.enlarge = try option.boolean(option[0] ?? "")
@@ -52,7 +102,16 @@ enum OptionTable {
             try option.expect(exactly: 1)
             let value = try option.integer(option[0] ?? "", in: 0...100)
             options.quality = value == 0 ? nil : value
-        }, canonical: { options, _, defaultQuality in "q:\(options.quality ?? defaultQuality)" }),
+        }, canonical: { options, format, defaultQuality in "q:\(options.quality(for: format, default: defaultQuality))" }),
+        // Only the quality it resolves to counts: `q:`'s part says it.
+        Definition(names: ["format_quality", "fq"], apply: { options, option, _, _ throws(ProcessingError) in
+            guard option.arguments.count % 2 == 0 else { throw option.invalid(option.arguments.joined(separator: ":"), "format:quality pairs") }
+            for index in stride(from: 0, to: option.arguments.count, by: 2) {
+                let format = try ProcessingOptions.format(option.arguments[index])
+                options.formatQuality[format] = try option.integer(option.arguments[index + 1], in: 0...100)
+                if options.formatQuality[format] == 0 { options.formatQuality[format] = nil }
+            }
+        }),
         Definition(names: ["max_bytes", "mb"], apply: { options, option, _, _ throws(ProcessingError) in
             try option.expect(exactly: 1)
             let value = try option.integer(option[0] ?? "", in: 0...RenderSpec.bytesRange.upperBound)
@@ -137,6 +196,67 @@ enum OptionTable {
             }
             return "t:\(Int(trim.threshold)):\(colour):\(trim.equalHorizontal ? 1 : 0):\(trim.equalVertical ? 1 : 0)"
         }),
+        Definition(names: ["watermark", "wm"], apply: { options, option, _, _ throws(ProcessingError) in
+            try option.expect(atMost: 5)
+            let opacity = try option.number(option[0] ?? "", in: 0...1)
+            guard opacity > 0 else { return options.watermark = nil }
+            let placement: RenderSpec.Watermark.Placement
+            switch option[1] ?? "ce" {
+            case "re": placement = .replicate
+            case let name:
+                let gravity = try option.choice(name, RenderSpec.Gravity.self)
+                guard gravity != .attention, gravity != .focusPoint else { throw option.invalid(name, "a compass gravity (ce, no, so, ea, we, noea, nowe, soea, sowe) or re") }
+                placement = .gravity(gravity)
+            }
+            let offset = RenderSpec.Offset(x: try option[2].map { value throws(ProcessingError) in try option.number(value, in: -65_535...65_535) } ?? 0,
+                                           y: try option[3].map { value throws(ProcessingError) in try option.number(value, in: -65_535...65_535) } ?? 0)
+            options.watermark = .init(opacity: opacity, placement: placement, offset: offset,
+                                      scale: try option[4].map { value throws(ProcessingError) in try option.number(value, in: 0...10) } ?? 0)
+        }, canonical: { options, _, _ in
+            guard let mark = options.watermark else { return "" }
+            let position = switch mark.placement {
+            case .replicate: "re"
+            case .gravity(let gravity): gravity.rawValue
+            }
+            return "wm:\(mark.opacity):\(position):\(mark.offset.x):\(mark.offset.y):\(mark.scale)"
+        }),
+        Definition(names: ["watermark_url", "wmu"], apply: { options, option, _, _ throws(ProcessingError) in
+            try option.expect(exactly: 1)
+            guard let encoded = option[0] else { return options.watermarkSource = nil }
+            guard let data = Base64URL.decode(encoded), let source = String(data: data, encoding: .utf8), !source.isEmpty else {
+                throw option.invalid(encoded, "a base64url-encoded source URL")
+            }
+            options.watermarkSource = source
+        }, canonical: { options, _, _ in options.watermark != nil ? options.watermarkSource.map { "wmu:" + $0 } ?? "" : "" }),
+        Definition(names: ["raw"], apply: { options, option, _, _ throws(ProcessingError) in
+            try option.expect(exactly: 1)
+            options.raw = try option.boolean(option[0] ?? "")
+        }, canonical: { options, _, _ in options.raw ? "raw:1" : "" }),
+        Definition(names: ["skip_processing", "skp"], apply: { options, option, _, _ throws(ProcessingError) in
+            options.skipProcessing = Set(try option.arguments.filter { !$0.isEmpty }.map { name throws(ProcessingError) in try ProcessingOptions.format(name) })
+        }, canonical: { options, _, _ in
+            options.skipProcessing.isEmpty ? "" : "skp:" + options.skipProcessing.map(\.rawValue).sorted().joined(separator: ":")
+        }),
+        Definition(names: ["max_src_resolution", "msr"], apply: { options, option, _, _ throws(ProcessingError) in
+            try option.expect(exactly: 1)
+            options.limits.sourcePixels = Int(try option.number(option[0] ?? "", in: 0...1_000_000, exclusiveOfZero: true) * 1_000_000)
+        }, canonical: { options, _, _ in options.limits.sourcePixels.map { "msr:\($0)" } ?? "" }, isSecurityOption: true),
+        Definition(names: ["max_src_file_size", "msfs"], apply: { options, option, _, _ throws(ProcessingError) in
+            try option.expect(exactly: 1)
+            options.limits.sourceBytes = try option.integer(option[0] ?? "", in: 1...Int(Int32.max))
+        }, canonical: { options, _, _ in options.limits.sourceBytes.map { "msfs:\($0)" } ?? "" }, isSecurityOption: true),
+        Definition(names: ["max_result_dimension", "mrd"], apply: { options, option, _, _ throws(ProcessingError) in
+            try option.expect(exactly: 1)
+            options.limits.resultDimension = try option.integer(option[0] ?? "", in: 1...ProcessingOptions.sizeRange.upperBound)
+        }, canonical: { options, _, _ in options.limits.resultDimension.map { "mrd:\($0)" } ?? "" }, isSecurityOption: true),
+        Definition(names: ["max_animation_frames", "maf"], apply: { options, option, _, _ throws(ProcessingError) in
+            try option.expect(exactly: 1)
+            options.limits.animationFrames = try option.integer(option[0] ?? "", in: 1...100_000)
+        }, canonical: { options, _, _ in options.limits.animationFrames.map { "maf:\($0)" } ?? "" }, isSecurityOption: true),
+        Definition(names: ["max_animation_frame_resolution", "mafr"], apply: { options, option, _, _ throws(ProcessingError) in
+            try option.expect(exactly: 1)
+            options.limits.animationFramePixels = Int(try option.number(option[0] ?? "", in: 0...1_000_000, exclusiveOfZero: true) * 1_000_000)
+        }, canonical: { options, _, _ in options.limits.animationFramePixels.map { "mafr:\($0)" } ?? "" }, isSecurityOption: true),
         Definition(names: ["resize", "rs"], apply: { options, option, _, _ throws(ProcessingError) in
             try option.expect(atMost: 5)
             if let type = option[0] { options.resizing = try option.choice(type, RenderSpec.Resizing.self) }
@@ -168,6 +288,22 @@ enum OptionTable {
             try option.expect(exactly: 1)
             guard try option.boolean(option[0] ?? "") else { throw option.invalid(option[0] ?? "", "true: metadata is always stripped") }
         }),
+        Definition(names: ["filename", "fn"], apply: { options, option, _, _ throws(ProcessingError) in
+            try option.expect(atMost: 2)
+            options.filename = try ContentDisposition.filename(option)
+        }),
+        Definition(names: ["return_attachment", "att"], apply: { options, option, _, _ throws(ProcessingError) in
+            try option.expect(exactly: 1)
+            options.returnAttachment = try option.boolean(option[0] ?? "")
+        }),
+        // Accepted with what market-images always does (README, "Moving from imgproxy"): outputs are
+        // turned upright by EXIF (`ar`), in sRGB with no profile (`scp`), 8 bits a channel (`ph`), from
+        // the main image (`eth`), without any metadata, the copyright included (`kcr`).
+        Definition(names: ["auto_rotate", "ar"], apply: { _, option, _, _ throws(ProcessingError) in try option.acceptedSwitch() }),
+        Definition(names: ["strip_color_profile", "scp"], apply: { _, option, _, _ throws(ProcessingError) in try option.acceptedSwitch() }),
+        Definition(names: ["preserve_hdr", "ph"], apply: { _, option, _, _ throws(ProcessingError) in try option.acceptedSwitch() }),
+        Definition(names: ["enforce_thumbnail", "eth"], apply: { _, option, _, _ throws(ProcessingError) in try option.acceptedSwitch() }),
+        Definition(names: ["keep_copyright", "kcr"], apply: { _, option, _, _ throws(ProcessingError) in try option.acceptedSwitch() }),
     ]
 
     /// The options a URL may give itself under `onlyPresets`, with a `dpr` of the configured few
@@ -181,6 +317,12 @@ enum OptionTable {
             let allowed = dprs.sorted().map { $0 == $0.rounded() ? String(Int($0)) : String($0) }.joined(separator: ", ")
             throw .invalidArgument(option: "dpr", value: String(parts[1].prefix(64)), expected: "one of \(allowed) (only presets are served here)")
         }
+    }
+
+    /// Refuses one of imgproxy's security options given in a URL.
+    static func checkNotSecurityOption(_ segment: String) throws(ProcessingError) {
+        let name = String(segment.prefix { $0 != ":" })
+        if definition(named: name)?.isSecurityOption == true { throw .securityOptionNotAllowed(name) }
     }
 
     private static let byName: [String: Definition] = Dictionary(

@@ -4,6 +4,9 @@ public enum ProcessingError: Error, Equatable, Sendable, CustomStringConvertible
     case unknownOption(String)
     /// An option the service serves only through its presets (`onlyPresets`).
     case optionNotAllowed(String)
+    /// One of imgproxy's security options (`msr`, `msfs`, `mrd`, `maf`, `mafr`) where the service
+    /// does not allow them.
+    case securityOptionNotAllowed(String)
     case invalidArgument(option: String, value: String, expected: String)
     case unknownPreset(String)
     case expired
@@ -13,7 +16,7 @@ public enum ProcessingError: Error, Equatable, Sendable, CustomStringConvertible
     public var code: String {
         switch self {
         case .unknownOption: "unknown-option"
-        case .optionNotAllowed: "option-not-allowed"
+        case .optionNotAllowed, .securityOptionNotAllowed: "option-not-allowed"
         case .invalidArgument: "invalid-argument"
         case .unknownPreset: "unknown-preset"
         case .expired: "expired"
@@ -27,6 +30,8 @@ public enum ProcessingError: Error, Equatable, Sendable, CustomStringConvertible
             "unknown option \"\(String(name.prefix(64)))\"; options: \(OptionTable.summary)"
         case .optionNotAllowed(let name):
             "\"\(String(name.prefix(64)))\" is not allowed here: this service serves presets only (pr:NAME), with its dpr values, f:FORMAT and cb:ANY"
+        case .securityOptionNotAllowed(let name):
+            "\"\(String(name.prefix(64)))\" changes a security limit, which this service does not allow in URLs (--allow-security-options)"
         case .invalidArgument(let option, let value, let expected): "\(option): \"\(value)\" is not valid; expected \(expected)"
         case .unknownPreset(let name): "unknown preset \"\(String(name.prefix(64)))\""
         case .expired: "the URL has expired"

@@ -12,10 +12,67 @@ public struct ProcessingOptions: Sendable, Equatable {
     public var height = 0
     public var resizing = RenderSpec.Resizing.fit
     public var gravity = RenderSpec.Gravity.centre
+    /// `g:type:x:y`: pixels (in points, scaled by `dpr`) when at least 1, fractions when less; the
+    /// point itself for `g:fp:x:y`.
+    public var gravityOffset = RenderSpec.Offset()
     public var enlarge = false
     public var dpr = 1.0
+    /// `crop`/`c:width:height:gravity…`: cut from the source before resizing (its pixels, or fractions).
+    public var crop: RenderSpec.Crop?
+    /// `min-width`/`mw`, `min-height`/`mh`, in points (scaled by `dpr`).
+    public var minWidth = 0
+    public var minHeight = 0
+    /// `zoom`/`z`: multiplies the box (not `dpr`'s offsets or padding), or an unsized output.
+    public var zoom = RenderSpec.Offset(x: 1, y: 1)
+    /// `rotate`/`rot` (degrees, a multiple of 90) and `flip`/`fl:horizontal:vertical`.
+    public var rotation = 0
+    public var flipHorizontal = false
+    public var flipVertical = false
+    /// `blur`/`bl` and `sharpen`/`sh` sigmas, `pixelate`/`pix` block size (0: none).
+    public var blur = 0.0
+    public var sharpen = 0.0
+    public var pixelate = 0
     /// nil: the service's default.
     public var quality: Int?
+    /// `format_quality`/`fq:format:quality:…`: the quality per output format when `quality` is unset.
+    public var formatQuality: [OutputFormat: Int] = [:]
+    /// `filename`/`fn` and `return_attachment`/`att`: the `Content-Disposition` header (none when
+    /// neither is given, so a local file's name is never sent unasked).
+    public var filename: String?
+    public var returnAttachment = false
+    /// `raw`, and `skip_processing`/`skp:ext:…`: the source's own bytes instead of a render (see
+    /// `EncodedImage.unprocessed`); `skp` only when the output format is the source's.
+    public var raw = false
+    public var skipProcessing: Set<OutputFormat> = []
+    /// `watermark`/`wm:opacity:position:x:y:scale`: the watermark drawn over the output (its image is
+    /// the service's, or `watermarkSource`'s).
+    public var watermark: Watermark?
+    /// `watermark_url`/`wmu` (imgproxy Pro's): the watermark's source, base64url in the URL, any
+    /// source this service serves (a shop's logo under the root, or from an allowed origin).
+    public var watermarkSource: String?
+
+    public struct Watermark: Sendable, Equatable {
+        public var opacity: Double
+        public var placement: RenderSpec.Watermark.Placement
+        /// Pixels (in points, scaled by `dpr`) when at least 1, fractions of the output when less.
+        public var offset: RenderSpec.Offset
+        public var scale: Double
+    }
+
+    /// `max_src_resolution`/`msr` (pixels), `max_src_file_size`/`msfs` (bytes),
+    /// `max_result_dimension`/`mrd` (pixels), `max_animation_frames`/`maf`,
+    /// `max_animation_frame_resolution`/`mafr` (pixels): imgproxy's security options, allowed only
+    /// when the service allows them, and only ever lowering its own limits.
+    public var limits = RequestLimits()
+
+    public struct RequestLimits: Sendable, Equatable {
+        public var sourcePixels: Int?
+        public var sourceBytes: Int?
+        public var resultDimension: Int?
+        public var animationFrames: Int?
+        public var animationFramePixels: Int?
+        public init() {}
+    }
     public var maxBytes: Int?
     /// `autoquality`/`aq:size:bytes:min:max` (imgproxy Pro's option, its `size` method): the best
     /// quality from `min` to `max` whose output fits `bytes`. Overrides `quality` and `max_bytes`.
@@ -57,6 +114,9 @@ public struct ProcessingOptions: Sendable, Equatable {
     /// The `dpr` values a URL may give under `onlyPresets` unless configured otherwise: the phones'.
     public static let presetDPRs: Set<Double> = [1, 2, 3]
     static let sizeRange = 0...65_535
+    /// The largest `blur` and `sharpen` sigma: a mask hundreds of pixels wide is already a render
+    /// that `--render-timeout` stops.
+    static let sigmaLimit = 100.0
     static let presetDepthLimit = 4
 
     /// The thumbnail variants and the upload image as presets: `pr:list/dpr:3` asks for the 240 px
@@ -124,8 +184,12 @@ public struct ProcessingOptions: Sendable, Equatable {
     /// The output as the renderer takes it, once the format is settled: the box scaled by `dpr` and
     /// bounded by the service's largest edge, which also bounds outputs the URL leaves unsized.
     public func spec(format: OutputFormat, defaultQuality: Int, maxOutputEdge: Int) throws(ProcessingError) -> RenderSpec {
-        func pixels(_ points: Int, _ name: String) throws(ProcessingError) -> Int {
-            let value = (Double(points) * dpr).rounded()
+        // `mrd` lowers the edge limit; a box past it is scaled down whole, as imgproxy's `dpr` would be.
+        let maxOutputEdge = min(maxOutputEdge, limits.resultDimension ?? maxOutputEdge)
+        let requested = max(Double(width) * zoom.x + Double(padding[1] + padding[3]), Double(height) * zoom.y + Double(padding[0] + padding[2])) * dpr
+        let dpr = limits.resultDimension != nil && requested > Double(maxOutputEdge) ? dpr * Double(maxOutputEdge) / requested : dpr
+        func pixels(_ points: Int, _ zoom: Double, _ name: String) throws(ProcessingError) -> Int {
+            let value = (Double(points) * dpr * zoom).rounded(limits.resultDimension == nil ? .toNearestOrAwayFromZero : .down)
             // A fit never enlarges past the source, so a box beyond the limit is the limit (imgproxy
             // clamps too); a crop or a forced size beyond it would change the shape, so it is refused.
             if resizing == .fit, !enlarge, value > Double(maxOutputEdge) { return maxOutputEdge }
@@ -134,14 +198,19 @@ public struct ProcessingOptions: Sendable, Equatable {
             }
             return Int(value)
         }
-        var spec = RenderSpec(width: try pixels(width, "width"), height: try pixels(height, "height"), resizing: resizing,
-                              gravity: gravity, enlarge: enlarge, format: format, quality: quality ?? defaultQuality, maxBytes: maxBytes)
+        var spec = RenderSpec(width: try pixels(width, zoom.x, "width"), height: try pixels(height, zoom.y, "height"), resizing: resizing,
+                              gravity: gravity, enlarge: enlarge, format: format, quality: quality(for: format, default: defaultQuality), maxBytes: maxBytes)
+        spec.gravityOffset = gravity == .focusPoint ? gravityOffset : RenderSpec.Offset(x: scaledOffset(gravityOffset.x), y: scaledOffset(gravityOffset.y))
+        (spec.crop, spec.zoom) = (crop, width == 0 && height == 0 ? zoom : RenderSpec.Offset(x: 1, y: 1))
+        (spec.minWidth, spec.minHeight) = (min(try pixels(minWidth, 1, "min-width"), maxOutputEdge), min(try pixels(minHeight, 1, "min-height"), maxOutputEdge))
+        (spec.rotation, spec.flipHorizontal, spec.flipVertical) = (rotation, flipHorizontal, flipVertical)
+        (spec.blur, spec.sharpen, spec.pixelate) = (blur, sharpen, pixelate)
         if let autoquality {
             (spec.maxBytes, spec.minQuality, spec.quality) = (autoquality.maxBytes, autoquality.qualities.lowerBound, autoquality.qualities.upperBound)
         }
         spec.maxEdge = maxOutputEdge
         (spec.extend, spec.extendAspectRatio, spec.background, spec.trim) = (extend, extendAspectRatio, background, trim)
-        let pad = padding.map { Int((Double($0) * dpr).rounded()) }
+        let pad = padding.map { Int((Double($0) * dpr).rounded(limits.resultDimension == nil ? .toNearestOrAwayFromZero : .down)) }
         spec.padding = RenderSpec.Padding(top: pad[0], right: pad[1], bottom: pad[2], left: pad[3])
         if let framing {
             guard framing <= maxOutputEdge else {
@@ -150,6 +219,29 @@ public struct ProcessingOptions: Sendable, Equatable {
             spec.framing = framing
         }
         return spec
+    }
+
+    /// The watermark as the renderer draws it, from its image's bytes; the service's base opacity
+    /// times the URL's.
+    public func watermark(image: Data, baseOpacity: Double) -> RenderSpec.Watermark? {
+        guard let watermark else { return nil }
+        return RenderSpec.Watermark(image: image, opacity: watermark.opacity * baseOpacity, placement: watermark.placement,
+                                    offset: RenderSpec.Offset(x: scaledOffset(watermark.offset.x), y: scaledOffset(watermark.offset.y)),
+                                    scale: watermark.scale)
+    }
+
+    /// The quality for `format`: the URL's `quality`, else its `format_quality` for the format, else
+    /// the service's default for it.
+    public func quality(for format: OutputFormat, default defaultQuality: Int) -> Int {
+        quality ?? formatQuality[format] ?? defaultQuality
+    }
+
+    /// A gravity offset in pixels at this `dpr` (a fraction stays one; a pixel offset that rounds
+    /// below one pixel is none, never a fraction).
+    private func scaledOffset(_ value: Double) -> Double {
+        guard abs(value) >= 1 else { return value }
+        let pixels = (value * dpr).rounded()
+        return abs(pixels) >= 1 ? pixels : 0
     }
 
     /// Everything that decides the output's bytes, in one stable string: for cache keys and ETags.

@@ -7,8 +7,9 @@ struct URLRules: Sendable {
     var presets: [String: String]
     var onlyPresets: Bool
     var presetDPRs: Set<Double>
+    var allowSecurityOptions = false
 
     func parse(_ path: String) throws(ProcessingError) -> ImageRequestPath {
-        try ImageRequestPath.parse(path, presets: presets, onlyPresets: onlyPresets, dprs: presetDPRs)
+        try ImageRequestPath.parse(path, presets: presets, onlyPresets: onlyPresets, dprs: presetDPRs, allowSecurityOptions: allowSecurityOptions)
     }
 }

@@ -7,9 +7,10 @@ import ImagePipeline
 /// with the failure's status (or `--fallback-status`), a short `max-age` and no ETag, so no cache
 /// keeps it as if it were the real image. A malformed URL or a refused signature still gets its 4xx.
 struct FallbackImage: Sendable {
-    let data: Data
-    let digest: String
-    let hasAlpha: Bool
+    /// The image as a source, rendered like any other (its fingerprint never names a real output).
+    let source: InMemorySource
+    var digest: String { source.fingerprint }
+    var hasAlpha: Bool { source.alpha }
     /// The status sent with it; nil keeps the failure's own.
     let status: HTTPResponse.Status?
     let maxAge: Int
@@ -20,9 +21,7 @@ struct FallbackImage: Sendable {
                                                              .badGateway, .gatewayTimeout]
 
     init(path: String, status: Int?, maxAge: Int) throws(ImagePipelineError) {
-        data = try OpenFile(path: path).read()
-        hasAlpha = try ImageHeader.read(.data(data)).hasAlpha
-        digest = Fingerprint.hex(data)
+        source = try InMemorySource(path: path)
         self.status = status.map { HTTPResponse.Status(code: $0) }
         self.maxAge = maxAge
     }
@@ -31,26 +30,10 @@ struct FallbackImage: Sendable {
         Self.statuses.contains(failure.status) && failure.error != "source-not-allowed"
     }
 
-    /// The image as a source, rendered like any other (its fingerprint never names a real output).
-    var source: some ResolvedSource { InMemorySource(data: data, fingerprint: digest, alpha: hasAlpha) }
-
     func headers(negotiated: Bool) -> HTTPFields {
         var headers = HTTPFields()
         headers[.cacheControl] = "public, max-age=\(maxAge)"
         if negotiated { headers[.vary] = "Accept" }
         return headers
     }
-}
-
-/// Bytes the service holds itself (the fallback image).
-private struct InMemorySource: ResolvedSource {
-    let data: Data
-    var identity: String { "" }
-    let fingerprint: String
-    let alpha: Bool
-    var modified: Date? { nil }
-
-    func hasAlpha() throws(ImagePipelineError) -> Bool { alpha }
-
-    func open() async throws(ServiceFailure) -> SourceBytes { SourceBytes(image: .data(data), held: nil) }
 }

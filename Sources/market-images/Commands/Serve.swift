@@ -73,6 +73,12 @@ struct Serve: AsyncParsableCommand {
     @Option(help: ArgumentHelp("An image served, at the size asked, when a source is missing or fails.", valueName: "file"))
     var fallbackImage: String?
 
+    @Option(help: ArgumentHelp("The watermark a URL's wm draws when it names none (wmu): a file, or a local:/// or allowed http(s) source.", valueName: "image"))
+    var watermark: String?
+
+    @Option(help: "Every watermark's opacity is multiplied by this, 0 to 1 (default: \(defaults.watermarkOpacity.formatted())).")
+    var watermarkOpacity: Double?
+
     @Option(help: "The status sent with the fallback image (default: the failure's own, e.g. 404).")
     var fallbackStatus: Int?
 
@@ -117,6 +123,12 @@ struct Serve: AsyncParsableCommand {
     @Option(help: "Refuse sources with more pixels than this, read from the header before decoding (default: \(defaults.limits.maxPixels)).")
     var maxPixels: Int?
 
+    @Option(help: "Frames of an animated GIF or WebP kept in a WebP output; 1 makes every output a still (default: \(defaults.limits.maxAnimationFrames)).")
+    var maxAnimationFrames: Int?
+
+    @Option(help: "Refuse animated sources whose frames have more pixels than this (default: only --max-pixels, all frames kept counted).")
+    var maxAnimationFrameResolution: Int?
+
     @Option(help: "A render whose memory, estimated from the source's header before decoding, would be larger is refused 413 (default: \(defaults.limits.maxRenderMemory)).")
     var maxRenderMemory: Int?
 
@@ -128,6 +140,12 @@ struct Serve: AsyncParsableCommand {
 
     @Option(help: "Quality when the URL gives none (default: \(defaults.limits.defaultQuality)).")
     var quality: Int?
+
+    @Option(help: ArgumentHelp("A format's quality when the URL gives none, FORMAT=QUALITY comma-separated, e.g. webp=79,avif=63 (default: avif=63).", valueName: "list"))
+    var formatQuality: String?
+
+    @Flag(inversion: .prefixedNo, help: "URLs may give imgproxy's security options (msr, msfs, mrd, maf, mafr), which only ever lower this service's limits.")
+    var allowSecurityOptions: Bool?
 
     @Flag(inversion: .prefixedNo, help: "Decode JPEGs straight to the output's scale, as thumbor does: faster (BENCHMARKS.md, stages section), softer and blockier.")
     var fastDecode: Bool?
@@ -177,6 +195,8 @@ struct Serve: AsyncParsableCommand {
         configuration.fallbackImage = try from.value(fallbackImage, "fallback-image")
         configuration.fallbackStatus = try from.value(fallbackStatus, "fallback-status")
         configuration.fallbackMaxAge = try from.value(fallbackMaxAge, "fallback-max-age", default: configuration.fallbackMaxAge)
+        configuration.watermark = try from.value(watermark, "watermark")
+        configuration.watermarkOpacity = try from.value(watermarkOpacity, "watermark-opacity", default: configuration.watermarkOpacity)
         configuration.keys = try key.load(from: from).map { SigningKey(key: $0.key, salt: $0.salt) }
         configuration.signatureSize = try from.value(signatureSize, "signature-size", default: configuration.signatureSize)
         configuration.onlyPresets = try from.isOn(onlyPresets, "only-presets")
@@ -195,8 +215,14 @@ struct Serve: AsyncParsableCommand {
         configuration.workers = try from.value(workers, "workers", default: configuration.workers)
         configuration.queue = try from.value(queue, "queue", default: configuration.queue)
         configuration.limits.defaultQuality = try from.value(quality, "quality", default: configuration.limits.defaultQuality)
+        if let text = try from.value(formatQuality, "format-quality") {
+            configuration.limits.formatQuality = try formatQualities(text, from.origin(of: "format-quality"))
+        }
+        configuration.allowSecurityOptions = try from.isOn(allowSecurityOptions, "allow-security-options")
         configuration.limits.maxOutputEdge = try from.value(maxOutputEdge, "max-output-edge", default: configuration.limits.maxOutputEdge)
         configuration.limits.maxPixels = try from.value(maxPixels, "max-pixels", default: configuration.limits.maxPixels)
+        configuration.limits.maxAnimationFrames = try from.value(maxAnimationFrames, "max-animation-frames", default: configuration.limits.maxAnimationFrames)
+        configuration.limits.maxAnimationFramePixels = try from.value(maxAnimationFrameResolution, "max-animation-frame-resolution")
         configuration.limits.maxRenderMemory = try from.value(maxRenderMemory, "max-render-memory", default: configuration.limits.maxRenderMemory)
         configuration.renderMemory = try from.value(renderMemory, "render-memory", default: configuration.renderMemory)
         configuration.limits.renderTimeout = .seconds(try from.value(renderTimeout, "render-timeout",
@@ -230,8 +256,20 @@ struct Serve: AsyncParsableCommand {
         for name in from.unknownNames() {
             Terminal.standardError.warning("\(name) is not a setting of serve and is ignored (see market-images serve --help)")
         }
-        for line in from.ignoredLines { Terminal.standardError.warning(line) }
+        for line in from.ignoredLines + from.imgproxyWarnings() { Terminal.standardError.warning(line) }
         return configuration
+    }
+
+    /// `jpeg=70,avif=40`, imgproxy's `IMGPROXY_FORMAT_QUALITY`.
+    private func formatQualities(_ text: String, _ setting: String) throws -> [OutputFormat: Int] {
+        try text.split(separator: ",").reduce(into: [:]) { table, pair in
+            let parts = pair.split(separator: "=").map { $0.trimmingCharacters(in: .whitespaces) }
+            guard parts.count == 2, let quality = Int(parts[1]),
+                  let format = OutputFormat(rawValue: parts[0].lowercased() == "jpg" ? "jpeg" : parts[0].lowercased()) else {
+                throw ValidationError("\(setting) takes FORMAT=QUALITY pairs (jpeg, png, webp, avif), e.g. webp=79,avif=63; got \(Terminal.display(text))")
+            }
+            table[format] = quality
+        }
     }
 
     private func address(_ text: String, _ setting: String) throws -> ServiceAddress {

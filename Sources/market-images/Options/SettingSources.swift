@@ -96,7 +96,17 @@ final class SettingSources {
     /// imgproxy takes them; never echoed.
     func secrets(_ name: String) -> [String] {
         asked.insert(Self.variable(name))
-        return Self.commaSeparated(reader.string(forKey: ConfigKey([Self.variable(name)]), isSecret: true))
+        let names = [Self.variable(name)] + ImgproxySettings.variables(for: name)
+        return Self.commaSeparated(names.lazy.compactMap { self.reader.string(forKey: ConfigKey([$0]), isSecret: true) }.first)
+    }
+
+    /// Warnings for the `IMGPROXY_*` names given that `serve` does not read (`ImgproxySettings`).
+    func imgproxyWarnings() -> [String] {
+        let given = environmentNames.union(file?.contents.values.keys ?? [:].keys).filter { $0.hasPrefix("IMGPROXY_") }
+        // Values are read as any variable is, but only for the switches compared, never echoed otherwise.
+        return given.sorted().compactMap { name in
+            ImgproxySettings.warning(name, value: reader.string(forKey: ConfigKey([name]), isSecret: true) ?? "")
+        }
     }
 
     /// `MARKET_IMAGES_*` names in the environment or the file that no setting read: a misspelling
@@ -124,14 +134,24 @@ final class SettingSources {
     private func text(_ name: String) -> String? {
         asked.insert(Self.variable(name))
         // The variable's name is the key as it is: the providers' own mapping of dotted keys is not wanted.
-        guard let text = reader.string(forKey: ConfigKey([Self.variable(name)])) else { return nil }
-        origins[name] = described(name)
-        return text
+        if let text = reader.string(forKey: ConfigKey([Self.variable(name)])) {
+            origins[name] = described(name)
+            return text
+        }
+        // imgproxy's name for the same setting, in imgproxy's units.
+        for variable in ImgproxySettings.variables(for: name) {
+            guard let text = reader.string(forKey: ConfigKey([variable])), case .setting(_, let convert)? = ImgproxySettings.table[variable] else { continue }
+            guard let value = convert(text) else { return nil }
+            origins[name] = described(variable: variable)
+            return value
+        }
+        return nil
     }
 
     /// `$MARKET_IMAGES_CACHE`, or `MARKET_IMAGES_CACHE (serve.env line 4)`: where the value was read.
-    private func described(_ name: String) -> String {
-        let variable = Self.variable(name)
+    private func described(_ name: String) -> String { described(variable: Self.variable(name)) }
+
+    private func described(variable: String) -> String {
         guard !environmentNames.contains(variable), let file, let line = file.contents.line(of: variable) else { return "$" + variable }
         return "\(variable) (\(Terminal.display(file.path)) line \(line))"
     }

@@ -134,7 +134,7 @@ final class ServiceUnderAttackTests: FolderTestCase {
     /// (a 4096×163840 cover, 2 GB, before). Each answers within the limit and the service's peak
     /// memory stays far below what those canvases were.
     func testCanvasesPastTheOutputLimitAreNeverBuilt() async throws {
-        try NoiseImage.png(width: 1, height: 40, to: input + "/sku-1/sliver.png")
+        try GeneratedImage.noise(width: 1, height: 40, to: input + "/sku-1/sliver.png")
         let service = try start()
         let padded = try await service.get(path("sku-1/IMG_1.jpg", ["rs:fit:512:512", "dpr:8", "pd:1024", "el:1"]), timeout: 60)
         XCTAssertEqual(padded.status, 200)
@@ -166,7 +166,7 @@ final class ServiceUnderAttackTests: FolderTestCase {
     /// its own client leaves) takes the render with it: stopped mid-run, the worker free for the next
     /// request, and 499 in the access log.
     func testARenderWhoseClientLeftIsStopped() async throws {
-        try NoiseImage.png(width: 2000, height: 2000, to: input + "/sku-1/noise.png")
+        try GeneratedImage.noise(width: 2000, height: 2000, to: input + "/sku-1/noise.png")
         let service = try start(["--workers", "1"])
         let port = try XCTUnwrap(service.base.port)
         let slow = path("sku-1/noise.png", ["rs:fit:3500:3500", "el:1"], format: "png")

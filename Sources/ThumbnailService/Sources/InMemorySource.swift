@@ -1,0 +1,23 @@
+import Foundation
+import ImagePipeline
+
+/// An image the service holds itself (the fallback image, a watermark file), as a source rendered
+/// like any other; its fingerprint is its bytes' digest, and it names no real output.
+struct InMemorySource: ResolvedSource {
+    let data: Data
+    var identity: String { "" }
+    let fingerprint: String
+    let alpha: Bool
+    var modified: Date? { nil }
+
+    /// The bytes of a file read once, checked to be an image the pipeline reads.
+    init(path: String) throws(ImagePipelineError) {
+        data = try OpenFile(path: path).read()
+        alpha = try ImageHeader.read(.data(data)).hasAlpha
+        fingerprint = Fingerprint.hex(data)
+    }
+
+    func hasAlpha() throws(ImagePipelineError) -> Bool { alpha }
+
+    func open() async throws(ServiceFailure) -> SourceBytes { SourceBytes(image: .data(data), held: nil) }
+}

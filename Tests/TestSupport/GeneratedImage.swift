@@ -1,0 +1,35 @@
+import Foundation
+
+/// PNGs made for a test (Python's standard library writes them): seeded RGB noise, the photo no
+/// encoder can squeeze, so a byte budget has to shrink it; and four flat quadrants, whose colours
+/// say by pixels where each corner of the image went (turned, mirrored, cut).
+public enum GeneratedImage {
+    public static func noise(width: Int, height: Int, seed: Int = 1, to path: String) throws {
+        try write("random.Random(seed).randbytes(width * height * 3)", width: width, height: height, seed: seed, to: path)
+    }
+
+    /// The colours of `quadrants`, top left, top right, bottom left, bottom right.
+    public static let quadrantColours: [[Double]] = [[255, 0, 0], [0, 255, 0], [0, 0, 255], [255, 255, 0]]
+
+    /// Red top left, green top right, blue bottom left, yellow bottom right.
+    public static func quadrants(width: Int, height: Int, to path: String) throws {
+        let colours = quadrantColours.map { "bytes([\($0.map { String(Int($0)) }.joined(separator: ","))])" }
+        let rows = "b''.join(((\(colours[0]) if x < width // 2 else \(colours[1])) if y < height // 2 else "
+            + "(\(colours[2]) if x < width // 2 else \(colours[3]))) for y in range(height) for x in range(width))"
+        try write(rows, width: width, height: height, seed: 0, to: path)
+    }
+
+    private static func write(_ rowsExpression: String, width: Int, height: Int, seed: Int, to path: String) throws {
+        let script = """
+        import random, struct, sys, zlib
+        width, height, seed, path = int(sys.argv[1]), int(sys.argv[2]), int(sys.argv[3]), sys.argv[4]
+        rows = \(rowsExpression)
+        raw = b"".join(b"\\0" + rows[y * width * 3:(y + 1) * width * 3] for y in range(height))
+        chunk = lambda kind, body: struct.pack(">I", len(body)) + kind + body + struct.pack(">I", zlib.crc32(kind + body))
+        with open(path, "wb") as out:
+            out.write(b"\\x89PNG\\r\\n\\x1a\\n" + chunk(b"IHDR", struct.pack(">IIBBBBB", width, height, 8, 2, 0, 0, 0))
+                      + chunk(b"IDAT", zlib.compress(raw, 1)) + chunk(b"IEND", b""))
+        """
+        _ = try ProcessOutput.run("/usr/bin/env", ["python3", "-c", script, String(width), String(height), String(seed), path])
+    }
+}
