@@ -3,6 +3,7 @@ import Hummingbird
 import HummingbirdTesting
 import ImagePipeline
 import TestSupport
+import MarketUploader
 import XCTest
 @testable import ThumbnailService
 
@@ -249,6 +250,64 @@ final class ImgproxyOptionsTests: ServiceTestCase {
                             try await client.execute(uri: bomb, method: .get, headers: [.accept: "image/jpeg"]) { $0.status }]
             // 9,600 pixels a frame over mafr's 100; 3,000 frames of 256 pixels over 500,000; as a JPEG, one frame: served.
             XCTAssertEqual(statuses, [.contentTooLarge, .contentTooLarge, .ok])
+        }
+    }
+
+    /// What an app adds to a preset (`ThumbnailAdjustments`) is written in the order of the service's
+    /// option table, parses to what it says, and is served.
+    func testTheAppsURLBuilderWritesAdjustmentsInTheServicesOrder() async throws {
+        try FileManager.default.createDirectory(atPath: input + "/logos", withIntermediateDirectories: true)
+        try GeneratedImage.quadrants(width: 20, height: 20, to: input + "/logos/shop.png")
+        let adjustments = ThumbnailAdjustments(rotation: 90, blur: 4, sharpen: 0.5, watermark: .init(opacity: 0.5, source: "local:///logos/shop.png"),
+                                               formatQuality: ["webp": 70, "jpg": 75])
+        let names = adjustments.options.map { String($0.prefix { $0 != ":" }) }
+        XCTAssertEqual(names, OptionTable.definitions.compactMap { definition in names.first(where: definition.names.contains) },
+                       "the order of the service's option table")
+        let builder = ThumbnailURLBuilder(service: URL(string: "http://service.test")!, signer: signer)
+        let url = try XCTUnwrap(builder.url(source: "local:///sku-1/IMG_1.jpg", preset: "card", scale: 2, cacheBuster: "v2", adjustments: adjustments))
+        let parsed = try ImageRequestPath.parse(String(url.path.drop { $0 == "/" }.drop { $0 != "/" })).options
+        XCTAssertEqual([parsed.rotation, Int(parsed.blur), parsed.formatQuality[.jpeg], parsed.formatQuality[.webp]], [90, 4, 75, 70])
+        XCTAssertEqual(parsed.watermarkSource, "local:///logos/shop.png")
+        XCTAssertEqual(parsed.watermark?.opacity, 0.5)
+        let plain = try XCTUnwrap(builder.url(source: "local:///sku-1/IMG_1.jpg", preset: "card", scale: 2, cacheBuster: "v2"))
+        XCTAssertFalse(plain.path.contains("rot:"), "nothing added when nothing is asked")
+        let (adjustedPath, plainPath) = (url.path, plain.path)
+        try await withService(configuration()) { _, client in
+            let adjusted = try await client.execute(uri: adjustedPath, method: .get) { $0 }
+            XCTAssertEqual(adjusted.status, .ok, String(buffer: adjusted.body))
+            let original = try await client.execute(uri: plainPath, method: .get) { $0 }
+            XCTAssertNotEqual(adjusted.headers[.eTag], original.headers[.eTag])
+        }
+    }
+
+    /// URLs signed by another's imgproxy URL builder (PyPI's `imgproxy`, which writes its own `g:` and
+    /// `rs:` after the options given) are accepted, and do what they say.
+    func testURLsFromAnIndependentImgproxyBuilder() async throws {
+        let script = """
+        import sys
+        from imgproxy import ImgProxy
+        image = ImgProxy("local:///sku-1/IMG_1.jpg", key=sys.argv[1], salt=sys.argv[2], width=200, resizing_type="fit", extension="png")
+        for options in sys.argv[3:]:
+            print(image(*options.split("/")))
+        """
+        let samples = ["rot:90", "fl:1:0/bl:2", "c:0.5:0.5:nowe/pix:4", "sh:0.7/fq:png:0", "z:0.5", "wm:0/mw:300", "g:fp:0.2:0.8/fn:shoe/att:1"]
+        let output = try ProcessOutput.run("/usr/bin/env", ["python3", "-c", script, Self.key, Self.salt] + samples)
+        let paths = String(decoding: output, as: UTF8.self).split(separator: "\n").map(String.init)
+        XCTAssertEqual(paths.count, samples.count)
+        let header = try ImageHeader.read(file: input + "/sku-1/IMG_1.jpg")
+        try await withService(configuration()) { _, client in
+            var sizes: [[Int]] = []
+            for path in paths {
+                let answer = try await client.execute(uri: path, method: .get) { $0 }
+                XCTAssertEqual(answer.status, .ok, "\(path): \(String(buffer: answer.body))")
+                let header = try ImageHeader.read(.data(Data(buffer: answer.body)))
+                sizes.append([header.width, header.height])
+            }
+            let height = Int((200 * Double(header.uprightHeight) / Double(header.uprightWidth)).rounded())
+            XCTAssertEqual(sizes[0], [200, Int((200 * Double(header.uprightWidth) / Double(header.uprightHeight)).rounded())], "turned, then fitted")
+            XCTAssertEqual(sizes[1], [200, height])
+            XCTAssertEqual(sizes[4], [100, Int((Double(height) / 2).rounded())], "the zoom scales the box")
+            XCTAssertEqual(sizes[5][0], 300, "mw:300 enlarges the 200 px fit")
         }
     }
 

@@ -16,9 +16,10 @@ public struct ThumbnailURLBuilder: Sendable {
 
     /// `format` (`jpg`, `webp`, …) fixes the format instead of leaving it to the `Accept` header;
     /// `cacheBuster` changes the URL, and so what every cache keys on, but not the image (for a photo
-    /// replaced under the same name).
-    public func url(for image: URL, preset: String, scale: Int, format: String? = nil, cacheBuster: String? = nil) -> URL? {
-        url(source: image.absoluteString, preset: preset, scale: scale, format: format, cacheBuster: cacheBuster)
+    /// replaced under the same name); `adjustments` add a turn, a blur, a watermark, qualities.
+    public func url(for image: URL, preset: String, scale: Int, format: String? = nil, cacheBuster: String? = nil,
+                    adjustments: ThumbnailAdjustments = ThumbnailAdjustments()) -> URL? {
+        url(source: image.absoluteString, preset: preset, scale: scale, format: format, cacheBuster: cacheBuster, adjustments: adjustments)
     }
 
     /// The info URL of an image (`/info/…`, imgproxy's form): JSON with its upright size, aspect
@@ -32,8 +33,9 @@ public struct ThumbnailURLBuilder: Sendable {
     }
 
     /// The same for any source the service takes (`local:///…` included).
-    public func url(source: String, preset: String, scale: Int, format: String? = nil, cacheBuster: String? = nil) -> URL? {
-        let options = ["pr:\(preset)", "dpr:\(min(max(scale, 1), 4))"] + (cacheBuster.map { ["cb:\($0)"] } ?? [])
+    public func url(source: String, preset: String, scale: Int, format: String? = nil, cacheBuster: String? = nil,
+                    adjustments: ThumbnailAdjustments = ThumbnailAdjustments()) -> URL? {
+        let options = ["pr:\(preset)", "dpr:\(min(max(scale, 1), 4))"] + adjustments.options + (cacheBuster.map { ["cb:\($0)"] } ?? [])
         if let signer { return signer.url(base: service, options: options, source: source, format: format) }
         var base = service.absoluteString
         while base.hasSuffix("/") { base.removeLast() }

@@ -108,7 +108,8 @@ final class ServeSettingsTests: FolderTestCase {
             "memory-cache": "-1", "workers": "abc", "queue": "-1", "max-output-edge": "8", "max-pixels": "0", "max-render-memory": "1000", "render-memory": "many", "render-timeout": "0", "quality": "500",
             "fast-decode": "fast", "baseline-jpeg": "jpeg", "avif-effort": "10", "auto-avif": "auto", "preset": "card",
             "max-age": "-1", "grace": "-1", "idle-timeout": "0", "max-connections": "0", "metrics-bind": "nowhere",
-            "config": "/no/such/serve.env",
+            "config": "/no/such/serve.env", "format-quality": "webp=good", "allow-security-options": "sometimes",
+            "watermark": "/no/such/logo.png", "watermark-opacity": "2", "max-animation-frames": "0", "max-animation-frame-resolution": "0",
         ]
         // Set by a good value elsewhere (the test above), or with no bad value of its own.
         let covered: Set<String> = ["cache"]
@@ -177,6 +178,43 @@ final class ServeSettingsTests: FolderTestCase {
 
     private static func variable(_ option: String) -> String {
         "MARKET_IMAGES_" + option.uppercased().replacingOccurrences(of: "-", with: "_")
+    }
+
+    /// An operator's imgproxy environment (names and units from imgproxy's configuration page) starts
+    /// the service with those settings; a `MARKET_IMAGES_*` name wins over its imgproxy synonym; an
+    /// imgproxy name serve has no equivalent for, or a switch it cannot honour, is named at start.
+    func testAnImgproxyEnvironmentStartsTheServiceWithItsSettings() async throws {
+        let file = try configFile([
+            "IMGPROXY_KEY=\(Self.key)", "IMGPROXY_SALT=\(Self.salt)", "IMGPROXY_LOCAL_FILESYSTEM_ROOT=\(input)",
+            "IMGPROXY_TTL=600", "IMGPROXY_QUALITY=90", "MARKET_IMAGES_QUALITY=40", "IMGPROXY_PRESETS=tile=rs:fill:100:100,wide=rs:fit:300:100",
+            "IMGPROXY_MAX_SRC_RESOLUTION=1", "IMGPROXY_ALLOW_SECURITY_OPTIONS=true", "IMGPROXY_USE_ETAG=true",
+            "IMGPROXY_ENABLE_WEBP_DETECTION=true", "IMGPROXY_STRIP_METADATA=false", "IMGPROXY_LOG_LEVEL=debug",
+        ])
+        let service = try startService(["--config", file], environment: ["MARKET_IMAGES_KEY": "", "MARKET_IMAGES_SALT": ""],
+                                       secrets: [Self.key, Self.salt])
+        let signer = try ThumbnailURLSigner(hexKey: Self.key, hexSalt: Self.salt)
+        try copy("photos/DSCN0010.jpg", to: "sku-1/small.jpg")
+        let tile = try await service.get(signer.signedPath(options: ["pr:tile"], source: "local:///sku-1/small.jpg"), headers: ["Accept": "image/jpeg"])
+        XCTAssertEqual(tile.status, 200, service.logText)
+        XCTAssertEqual(tile.header("Cache-Control"), "public, max-age=600, immutable", "IMGPROXY_TTL")
+        let header = try ImageHeader.read(.data(tile.body))
+        XCTAssertEqual([header.width, header.height], [100, 100], "IMGPROXY_PRESETS")
+        let q90 = try await service.get(signer.signedPath(options: ["pr:tile", "q:90"], source: "local:///sku-1/small.jpg"), headers: ["Accept": "image/jpeg"])
+        let q40 = try await service.get(signer.signedPath(options: ["pr:tile", "q:40"], source: "local:///sku-1/small.jpg"), headers: ["Accept": "image/jpeg"])
+        XCTAssertEqual(tile.body, q40.body, "MARKET_IMAGES_QUALITY=40 over IMGPROXY_QUALITY=90")
+        XCTAssertNotEqual(tile.body, q90.body)
+        let large = try await service.get(signer.signedPath(options: ["w:100"], source: "local:///sku-1/IMG_1.jpg"), headers: ["Accept": "image/jpeg"])
+        XCTAssertEqual(large.status, 413, "IMGPROXY_MAX_SRC_RESOLUTION=1 megapixel: the 8-megapixel photo is refused")
+        let lowered = try await service.get(signer.signedPath(options: ["w:100", "msr:0.1"], source: "local:///sku-1/small.jpg"), headers: ["Accept": "image/jpeg"])
+        XCTAssertEqual(lowered.status, 413, "IMGPROXY_ALLOW_SECURITY_OPTIONS: msr lowers the limit below the 640×480 photo")
+        let log = service.logText
+        XCTAssertTrue(log.contains("warning: IMGPROXY_LOG_LEVEL is imgproxy's and has no equivalent in serve"), log)
+        XCTAssertTrue(log.contains("warning: IMGPROXY_STRIP_METADATA=false is ignored: metadata is always stripped"), log)
+        for quiet in ["IMGPROXY_USE_ETAG", "IMGPROXY_ENABLE_WEBP_DETECTION", "IMGPROXY_TTL", "IMGPROXY_KEY"] {
+            XCTAssertFalse(log.contains(quiet), "\(quiet) is read or honoured: nothing to say")
+        }
+        service.terminate()
+        XCTAssertEqual(service.waitForExit(), 0)
     }
 
     /// A value in the file is named with the file; a flag's problem keeps the flag's name.
