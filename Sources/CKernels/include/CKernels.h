@@ -64,4 +64,9 @@ int mi_watch_stopped(void);
 /// stop that computation between tiles; nothing on a thread without a watch.
 void mi_watch_image(void *image);
 
+/// SSIMULACRA2 of `distorted` against `reference`, both `width` × `height` 8-bit sRGB, 3 bytes a
+/// pixel (see ssimulacra2.c): 100 for identical images, 90 visually lossless, 70 high quality. NAN
+/// for images under 8 pixels on a side, or when memory runs out (it holds 14 float planes).
+double mi_ssimulacra2(const unsigned char *reference, const unsigned char *distorted, int width, int height);
+
 #endif

@@ -63,8 +63,10 @@ struct URLCommand: ParsableCommand {
         if let base, URL(string: base)?.host == nil { throw ValidationError("--base must be a URL, e.g. https://img.example.com") }
     }
 
+    /// Security options pass: whether a service takes them is its own setting (`--allow-security-options`).
     private func check(_ source: String) throws(ProcessingError) {
-        _ = try ImageRequestPath.parse(ThumbnailURLSigner.path(options: options, source: source, format: format, encoding: encoding))
+        _ = try ImageRequestPath.parse(ThumbnailURLSigner.path(options: options, source: source, format: format, encoding: encoding),
+                                       allowSecurityOptions: true)
     }
 
     func run() throws {

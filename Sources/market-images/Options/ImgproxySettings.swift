@@ -16,6 +16,9 @@ enum ImgproxySettings {
         case always(value: Bool, reason: String)
     }
 
+    private static let privateSources = "--allow-private-sources allows loopback, private and link-local addresses together"
+    private static let webp = "WebP is always sent to clients whose Accept lists it"
+
     static let table: [String: Mapping] = [
         "IMGPROXY_KEY": .setting("key"),
         "IMGPROXY_SALT": .setting("salt"),
@@ -37,6 +40,8 @@ enum ImgproxySettings {
         "IMGPROXY_MAX_RESULT_DIMENSION": .setting("max-output-edge", convert: { $0 == "0" ? nil : $0 }),
         "IMGPROXY_ALLOWED_SOURCES": .setting("allow-source"),
         "IMGPROXY_ALLOW_PRIVATE_SOURCE_ADDRESSES": .setting("allow-private-sources"),
+        "IMGPROXY_ALLOW_LOOPBACK_SOURCE_ADDRESSES": .always(value: false, reason: privateSources),
+        "IMGPROXY_ALLOW_LINK_LOCAL_SOURCE_ADDRESSES": .always(value: false, reason: privateSources),
         "IMGPROXY_ALLOW_SECURITY_OPTIONS": .setting("allow-security-options"),
         "IMGPROXY_LOCAL_FILESYSTEM_ROOT": .setting("root"),
         "IMGPROXY_QUALITY": .setting("quality"),
@@ -53,8 +58,8 @@ enum ImgproxySettings {
         "IMGPROXY_WATERMARK_PATH": .setting("watermark"),
         "IMGPROXY_WATERMARK_URL": .setting("watermark"),
         "IMGPROXY_WATERMARK_OPACITY": .setting("watermark-opacity"),
-        "IMGPROXY_AUTO_WEBP": .always(value: true, reason: "WebP is always sent to clients whose Accept lists it"),
-        "IMGPROXY_ENABLE_WEBP_DETECTION": .always(value: true, reason: "WebP is always sent to clients whose Accept lists it"),
+        "IMGPROXY_AUTO_WEBP": .always(value: true, reason: webp),
+        "IMGPROXY_ENABLE_WEBP_DETECTION": .always(value: true, reason: webp),
         "IMGPROXY_USE_ETAG": .always(value: true, reason: "every image has an ETag"),
         "IMGPROXY_USE_LAST_MODIFIED": .always(value: true, reason: "local sources always have Last-Modified"),
         "IMGPROXY_STRIP_METADATA": .always(value: true, reason: "metadata is always stripped"),

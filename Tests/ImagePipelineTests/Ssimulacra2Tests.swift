@@ -1,0 +1,62 @@
+import Foundation
+import TestSupport
+import XCTest
+@testable import ImagePipeline
+
+/// Our SSIMULACRA2 (C, float) against PyPI's `ssimulacra2` (Python, float64) on the same pairs of
+/// files: real photos at two sizes, each against JPEGs of three qualities and deliberately damaged
+/// copies (blur, blocks, a colour shift). The scores agree within a point, and rank the damage alike.
+final class Ssimulacra2Tests: XCTestCase {
+    func testAgreesWithPyPIsSsimulacra2AndRanksDamageAlike() throws {
+        let folder = try temporaryFolder(self)
+        let photos = ["photos/jolla.jpg", "photos/flowers.jpeg", "photos/DSCN0010.jpg", "photos/iphone_13_pro_max.HEIC",
+                      "alpha/Flag_of_the_Netherlands-alpha.png", "color/concert.jpg"]
+        var pairs: [(reference: String, distorted: String, ours: Double)] = []
+        for (index, photo) in photos.enumerated() {
+            for edge in [240, 600] {
+                let reference = try DecodedImage.decode(file: Fixture.path(photo), maxPixels: .max) { _ in (edge, edge) }.flattened()
+                let referencePath = folder + "/\(index)-\(edge).png"
+                try ImageEncoder.encode(reference, as: .png, quality: 0, settings: EncoderSettings()).write(to: URL(fileURLWithPath: referencePath))
+                var distortions: [(String, DecodedImage)] = []
+                for quality in [30, 60, 90] {
+                    let jpeg = try ImageEncoder.encode(reference, as: .jpeg, quality: quality, settings: EncoderSettings())
+                    distortions.append(("q\(quality)", try DecodedImage.decode(.data(jpeg), maxPixels: .max) { _ in (edge, edge) }))
+                }
+                distortions.append(("blur", try reference.filtered(blur: 1.5, sharpen: 0)))
+                distortions.append(("blocks", try reference.pixelated(size: 4)))
+                let red = try reference.cropped(x: 0, y: 0, width: 1, height: 1)
+                    .embedded(x: 0, y: 0, width: reference.width, height: reference.height, colour: [255, 0, 0])
+                distortions.append(("tint", try reference.overlaid(with: red, x: 0, y: 0, opacity: 0.08)))
+                for (name, image) in distortions {
+                    let path = folder + "/\(index)-\(edge)-\(name).png"
+                    try ImageEncoder.encode(image, as: .png, quality: 0, settings: EncoderSettings()).write(to: URL(fileURLWithPath: path))
+                    pairs.append((referencePath, path, try Ssimulacra2.score(reference, image)))
+                }
+                XCTAssertEqual(try Ssimulacra2.score(reference, reference), 100, accuracy: 1e-6, "identical images score 100")
+            }
+        }
+        let script = """
+        import sys
+        from ssimulacra2 import compute_ssimulacra2
+        for reference, distorted in zip(sys.argv[1::2], sys.argv[2::2]):
+            print(compute_ssimulacra2(reference, distorted))
+        """
+        let output = try ProcessOutput.run("/usr/bin/env", ["python3", "-c", script] + pairs.flatMap { [$0.reference, $0.distorted] })
+        let theirs = String(decoding: output, as: UTF8.self).split(separator: "\n").compactMap { Double($0) }
+        XCTAssertEqual(theirs.count, pairs.count)
+        var worst = 0.0
+        for (pair, their) in zip(pairs, theirs) {
+            worst = max(worst, abs(pair.ours - their))
+            XCTAssertEqual(pair.ours, their, accuracy: 1, "\(pair.distorted)")
+        }
+        print("SSIMULACRA2: worst difference from PyPI's over \(pairs.count) pairs: \(worst)")
+        // Each photo's damage ranked alike by both, wherever ours tells two apart by more than 2 points.
+        for start in stride(from: 0, to: pairs.count, by: 6) {
+            for i in start..<start + 6 {
+                for j in start..<start + 6 where pairs[i].ours > pairs[j].ours + 2 {
+                    XCTAssertGreaterThan(theirs[i], theirs[j], "\(pairs[i].distorted) over \(pairs[j].distorted)")
+                }
+            }
+        }
+    }
+}
