@@ -36,6 +36,8 @@ final class ImageProcessorTests: FolderTestCase {
             ("maxOutputEdge", { $0.maxOutputEdge = 1024 }, true),
             ("draftDecode", { $0.draftDecode = true }, true),
             ("maxAnimationFrames", { $0.maxAnimationFrames = 50 }, true),
+            // Applied to the options (`applyingDefaults`), so in their canonical part of the tag.
+            ("autoQuality", { $0.autoQuality = .init(score: 80, qualities: 30...95) }, false),
             ("maxAnimationFramePixels", { $0.maxAnimationFramePixels = 1000 }, false),
             ("encoder.progressive", { $0.encoder.progressive = false }, true),
             ("encoder.avifEffort", { $0.encoder.avifEffort = 4 }, true),

@@ -58,7 +58,7 @@ final class ImageRequestPathTests: XCTestCase {
             ("/sm:0/plain/local:///a.jpg", .invalidArgument(option: "sm", value: "0", expected: "true: metadata is always stripped")),
             ("/mb:100/plain/local:///a.jpg", .invalidArgument(option: "mb", value: "100", expected: "0 (off) or 256–1073741824")),
             ("/pr:nope/plain/local:///a.jpg", .unknownPreset("nope")),
-            ("/aq:dssim:0.02/plain/local:///a.jpg", .invalidArgument(option: "aq", value: "dssim", expected: "size or none (the perceptual methods are not supported)")),
+            ("/aq:dssim:0.02/plain/local:///a.jpg", .invalidArgument(option: "aq", value: "dssim", expected: "size, ssimulacra2 or none")),
             ("/aq:size:30000:90:80/plain/local:///a.jpg", .invalidArgument(option: "aq", value: "90:80", expected: "a minimum quality at most the maximum")),
             ("/aq:size/plain/local:///a.jpg", .invalidArgument(option: "aq", value: "", expected: "a byte size after size:")),
             ("/exp:1/plain/local:///a.jpg", .expired),

@@ -16,6 +16,9 @@ public struct EncodedImage: Sendable, Equatable {
     public var suggestedFilename: String
     /// How the photo looks to a buyer (`prepare` measures it; nil elsewhere).
     public var look: PhotoLook?
+    /// Its SSIMULACRA2 against the pixels it was encoded from, when the quality was chosen by a
+    /// perceptual target (`RenderSpec.targetScore`); nil otherwise.
+    public var score: Double?
 
     init(data: Data, format: OutputFormat, width: Int, height: Int, quality: Int?, encodes: Int,
          warnings: [String] = [], stem: String = "image") {
@@ -35,6 +38,14 @@ public struct EncodedImage: Sendable, Equatable {
         var image = EncodedImage(data: data, format: format, width: width, height: height, quality: quality,
                                  encodes: encodesBefore + encodes, warnings: warnings, stem: stem)
         image.look = look
+        return image
+    }
+
+    /// This image with its perceptual score, and the encodes spent before it.
+    func scored(_ score: Double?, encodesBefore: Int) -> EncodedImage {
+        var image = EncodedImage(data: data, format: format, width: width, height: height, quality: quality,
+                                 encodes: encodesBefore + encodes, warnings: warnings)
+        (image.suggestedFilename, image.look, image.score) = (suggestedFilename, look, score)
         return image
     }
 

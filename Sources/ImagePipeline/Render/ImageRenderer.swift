@@ -52,6 +52,10 @@ public struct ImageRenderer: Sendable {
     /// The encode stage: the spec's quality, or with `maxBytes` the best quality that fits, shrinking
     /// no further than `minEdge` when even the lowest quality does not.
     func encode(_ image: DecodedImage) throws(ImagePipelineError) -> EncodedImage {
+        if let target = spec.targetScore, image.frameCount == 1 {
+            return try PerceptualEncoder(format: spec.format, target: target, qualities: min(spec.minQuality, spec.quality)...spec.quality,
+                                         maxBytes: spec.maxBytes, minEdge: spec.minEdge, settings: spec.encoder).encode(image)
+        }
         guard let maxBytes = spec.maxBytes else {
             let data = try ImageEncoder.encode(image, as: spec.format, quality: spec.quality, settings: spec.encoder)
             return EncodedImage(data: data, format: spec.format, width: image.width, height: image.height / image.frameCount,

@@ -87,6 +87,9 @@ public struct RenderSpec: Sendable, Hashable, Codable {
     public var minQuality = 40
     /// When set, the output is never larger: quality falls, then the pixels shrink.
     public var maxBytes: Int?
+    /// When set, the quality is the smallest in `minQuality...quality` whose output scores at least
+    /// this by SSIMULACRA2 against the pixels it was made from (`PerceptualEncoder`); `maxBytes` still caps.
+    public var targetScore: Double?
     /// With `maxBytes`, the long edge the pixels shrink no further than: the budget fails instead.
     public var minEdge = RenderSpec.minimumEdge
     /// When set, the photo is first cut to a square of this many pixels (as `fill-down` with the

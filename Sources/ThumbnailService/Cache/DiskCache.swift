@@ -13,12 +13,15 @@ public final class DiskCache: @unchecked Sendable {
         public var width: Int
         public var height: Int
         public var data: Data
+        /// How the quality was chosen, as the `X-Quality` header says it (`q=71; ssimulacra2=80.4`).
+        public var quality: String?
 
-        public init(format: OutputFormat?, width: Int, height: Int, data: Data) {
+        public init(format: OutputFormat?, width: Int, height: Int, data: Data, quality: String? = nil) {
             self.format = format
             self.width = width
             self.height = height
             self.data = data
+            self.quality = quality
         }
     }
 
@@ -30,6 +33,7 @@ public final class DiskCache: @unchecked Sendable {
         var height: Int
         var bytes: Int
         var sha256: String
+        var quality: String?
     }
 
     private let files: CacheFolder
@@ -56,7 +60,7 @@ public final class DiskCache: @unchecked Sendable {
     /// read-only disk) are the caller's to report; the output itself is still good to send.
     public func store(_ entry: Entry, key: String) throws(ImagePipelineError) {
         let header = Header(format: entry.format, width: entry.width, height: entry.height, bytes: entry.data.count,
-                            sha256: CacheFolder.digest(entry.data))
+                            sha256: CacheFolder.digest(entry.data), quality: entry.quality)
         guard var contents = try? JSONEncoder().encode(header) else { return }
         contents.append(UInt8(ascii: "\n"))
         contents.append(entry.data)
@@ -77,6 +81,6 @@ public final class DiskCache: @unchecked Sendable {
               let header = try? JSONDecoder().decode(Header.self, from: contents[..<newline]), header.version == 1 else { return nil }
         let body = contents[(newline + 1)...]
         guard body.count == header.bytes, CacheFolder.digest(Data(body)) == header.sha256 else { return nil }
-        return Entry(format: header.format, width: header.width, height: header.height, data: Data(body))
+        return Entry(format: header.format, width: header.width, height: header.height, data: Data(body), quality: header.quality)
     }
 }

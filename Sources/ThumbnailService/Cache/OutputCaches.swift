@@ -23,7 +23,8 @@ struct OutputCaches: Sendable {
     }
 
     func store(_ image: EncodedImage, etag: String) {
-        store(DiskCache.Entry(format: image.format, width: image.width, height: image.height, data: image.data), etag: etag)
+        store(DiskCache.Entry(format: image.format, width: image.width, height: image.height, data: image.data,
+                              quality: HTTPAnswer.qualityHeader(image)), etag: etag)
     }
 
     func store(_ entry: DiskCache.Entry, etag: String) {

@@ -7,6 +7,7 @@ public enum AccessLogLine {
         // Tenths of a millisecond by integer arithmetic: `String(format:)` was a visible share of a hit.
         let tenths = Int(((ContinuousClock.now - started) / .microseconds(100)).rounded())
         let bytes = response.headers[.contentLength] ?? "0"
-        return "\(request.method) \(path ?? request.uri.path) \(response.status.code) \(bytes) B \(tenths / 10).\(tenths % 10) ms cache=\(outcome)"
+        let quality = response.headers[HTTPAnswer.quality].map { " quality=" + $0.replacingOccurrences(of: "; ", with: ",") } ?? ""
+        return "\(request.method) \(path ?? request.uri.path) \(response.status.code) \(bytes) B \(tenths / 10).\(tenths % 10) ms cache=\(outcome)" + quality
     }
 }

@@ -1,5 +1,6 @@
 import Foundation
 import ImagePipeline
+import HTTPTypes
 import Hummingbird
 
 /// How the service's answers are built, in one place: bodies with their length, image headers,
@@ -28,6 +29,15 @@ public enum HTTPAnswer {
         if negotiated { headers[.vary] = "Accept" }
         if let modified { headers[.lastModified] = httpDate(modified) }
         return headers
+    }
+
+    /// `X-Quality`: the quality an `autoquality` search chose, and the score it reached
+    /// (`q=71; ssimulacra2=80.4`); nil for a fixed quality.
+    static let quality = HTTPField.Name("X-Quality")!
+
+    static func qualityHeader(_ image: EncodedImage) -> String? {
+        guard image.encodes > 1 || image.score != nil, let quality = image.quality else { return nil }
+        return "q=\(quality)" + (image.score.map { "; ssimulacra2=\(($0 * 10).rounded() / 10)" } ?? "")
     }
 
     /// Whether an `If-None-Match` list names `etag`: weak comparison (RFC 9110 §13.1.2), so `W/"x"`

@@ -47,12 +47,13 @@ struct ImageRequestHandler: Sendable {
             throw ServiceFailure(status: .forbidden, error: "forbidden", detail: "the signature does not match the path")
         }
         // 3. Options and source name, parsed and bounded (presets only, if so configured).
-        let parsed: ImageRequestPath
+        var parsed: ImageRequestPath
         do {
             parsed = try rules.parse(String(trimmed[slash...]))
         } catch {
             throw ServiceFailure(error)
         }
+        parsed.options = processor.applyingDefaults(to: parsed.options)
         if info { return try await describe(parsed, to: request) }
         do {
             return try await answer(parsed, to: request)
@@ -91,6 +92,7 @@ struct ImageRequestHandler: Sendable {
         // 7. The caches: memory, then disk.
         if let cached = caches.load(etag), let format = cached.format {
             metrics.cache("hit")
+            if let quality = cached.quality { headers[HTTPAnswer.quality] = quality }
             return (image(cached.data, format: format, headers: &headers, method: request.method), "hit")
         }
         metrics.cache("miss")
@@ -99,6 +101,7 @@ struct ImageRequestHandler: Sendable {
         let output = try await render(spec, options: parsed.options, source: source, etag: etag)
         // 9. Kept for the next request, and sent.
         caches.store(output, etag: etag)
+        if let quality = HTTPAnswer.qualityHeader(output) { headers[HTTPAnswer.quality] = quality }
         return (image(output.data, format: output.format, headers: &headers, method: request.method), "miss")
     }
 

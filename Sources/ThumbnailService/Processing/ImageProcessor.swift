@@ -26,6 +26,9 @@ public struct ImageProcessor: Sendable {
         public var maxAnimationFrames = 1
         /// An animated source whose frames have more pixels is refused (`--max-animation-frame-resolution`); nil: no limit but `maxPixels`.
         public var maxAnimationFramePixels: Int?
+        /// The quality choice of URLs that make none (no `aq`, `q` or `fq`): `--auto-quality`, e.g.
+        /// `ssimulacra2:80` (off by default). Part of their options, so of their ETags.
+        public var autoQuality: ProcessingOptions.Autoquality?
         /// JPEGs decoded straight to the output's scale (`--fast-decode`; see `DecodedImage.decode`).
         public var draftDecode = false
         /// AVIF for clients whose `Accept` lists it, before WebP (`--auto-avif`, imgproxy's
@@ -50,6 +53,14 @@ public struct ImageProcessor: Sendable {
         if limits.autoAVIF, Self.accepts(accept, "image/avif") { return (.avif, true) }
         if Self.accepts(accept, "image/webp") { return (.webp, true) }
         return (sourceHasAlpha && !options.hasByteBudget ? .png : .jpeg, true)
+    }
+
+    /// The URL's options with the service's quality choice where they make none.
+    public func applyingDefaults(to options: ProcessingOptions) -> ProcessingOptions {
+        guard let autoQuality = limits.autoQuality, options.autoquality == nil, options.quality == nil, options.formatQuality.isEmpty else { return options }
+        var options = options
+        options.autoquality = autoQuality
+        return options
     }
 
     /// The entity tag of the output, computable before any work so `If-None-Match` costs nothing:

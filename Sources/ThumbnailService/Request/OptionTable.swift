@@ -120,28 +120,17 @@ enum OptionTable {
             }
             options.maxBytes = value == 0 ? nil : value
         }, canonical: { options, _, _ in "mb:\(options.maxBytes ?? 0)" }),
-        // imgproxy Pro's autoquality, its `size` method; empty for URLs without it, so their ETags stay.
+        // imgproxy Pro's autoquality: its `size` method, and `ssimulacra2` (ours, a perceptual target);
+        // empty for URLs without it, so their ETags stay.
         Definition(names: ["autoquality", "aq"], apply: { options, option, _, _ throws(ProcessingError) in
-            try option.expect(atMost: 5)
-            switch option[0] ?? "" {
-            case "none":
-                options.autoquality = nil
-            case "size":
-                guard let target = option[1], !target.isEmpty else { throw option.invalid("", "a byte size after size:") }
-                let bytes = try option.integer(target, in: RenderSpec.bytesRange)
-                // imgproxy's defaults (IMGPROXY_AUTOQUALITY_MIN and _MAX) where a quality is left out.
-                func quality(_ index: Int, default value: Int) throws(ProcessingError) -> Int {
-                    guard let text = option[index], !text.isEmpty else { return value }
-                    return try option.integer(text, in: RenderSpec.qualityRange)
-                }
-                let (low, high) = (try quality(2, default: 70), try quality(3, default: 80))
-                guard low <= high else { throw option.invalid("\(low):\(high)", "a minimum quality at most the maximum") }
-                options.autoquality = .init(maxBytes: bytes, qualities: low...high)
-            default:
-                throw option.invalid(option[0] ?? "", "size or none (the perceptual methods are not supported)")
-            }
+            options.autoquality = try ProcessingOptions.autoquality(option)
         }, canonical: { options, _, _ in
-            options.autoquality.map { "aq:size:\($0.maxBytes):\($0.qualities.lowerBound):\($0.qualities.upperBound)" } ?? ""
+            guard let autoquality = options.autoquality else { return "" }
+            let qualities = "\(autoquality.qualities.lowerBound):\(autoquality.qualities.upperBound)"
+            switch autoquality.method {
+            case .size(let bytes): return "aq:size:\(bytes):" + qualities
+            case .ssimulacra2(let score): return "aq:ssimulacra2:\(score):\(qualities):\(autoquality.allowedError)"
+            }
         }),
         Definition(names: ["format", "f", "ext"], apply: { options, option, _, _ throws(ProcessingError) in
             try option.expect(exactly: 1)

@@ -74,20 +74,38 @@ public struct ProcessingOptions: Sendable, Equatable {
         public init() {}
     }
     public var maxBytes: Int?
-    /// `autoquality`/`aq:size:bytes:min:max` (imgproxy Pro's option, its `size` method): the best
-    /// quality from `min` to `max` whose output fits `bytes`. Overrides `quality` and `max_bytes`.
+    /// `autoquality`/`aq:method:target:min:max:allowed_error` (imgproxy Pro's option): the quality
+    /// chosen from `min` to `max` by `size` (the best whose output fits `target` bytes; overrides
+    /// `max_bytes`) or `ssimulacra2` (ours: the smallest whose output scores at least `target` less
+    /// `allowed_error`; `max_bytes` still caps). Overrides `quality`.
     public var autoquality: Autoquality?
 
     /// Whether the output has a byte budget (`mb` or `aq:size`), which rules out PNG.
-    public var hasByteBudget: Bool { maxBytes != nil || autoquality != nil }
+    public var hasByteBudget: Bool { maxBytes != nil || autoquality?.maxBytes != nil }
 
     public struct Autoquality: Sendable, Equatable {
-        public var maxBytes: Int
+        public enum Method: Sendable, Equatable {
+            case size(Int)
+            case ssimulacra2(Double)
+        }
+
+        public var method: Method
         public var qualities: ClosedRange<Int>
+        /// How far under the target a score may fall (`ssimulacra2`).
+        public var allowedError = 0.0
 
         public init(maxBytes: Int, qualities: ClosedRange<Int>) {
-            (self.maxBytes, self.qualities) = (maxBytes, qualities)
+            (method, self.qualities) = (.size(maxBytes), qualities)
         }
+
+        public init(score: Double, qualities: ClosedRange<Int>, allowedError: Double = 0) {
+            (method, self.qualities, self.allowedError) = (.ssimulacra2(score), qualities, allowedError)
+        }
+
+        /// The byte target of `size`.
+        public var maxBytes: Int? { if case .size(let bytes) = method { bytes } else { nil } }
+        /// The score a `ssimulacra2` output must reach, its allowed error taken off.
+        public var targetScore: Double? { if case .ssimulacra2(let score) = method { score - allowedError } else { nil } }
     }
     /// nil: negotiated from the request's `Accept`.
     public var format: OutputFormat?
@@ -171,6 +189,40 @@ public struct ProcessingOptions: Sendable, Equatable {
         }
     }
 
+    /// An `aq` value as a setting gives it (`ssimulacra2:80`, `size:20000:60:85`).
+    public static func autoquality(parsing text: String) throws(ProcessingError) -> Autoquality? {
+        try autoquality(OptionArguments(name: "auto-quality", arguments: text.split(separator: ":", omittingEmptySubsequences: false).map(String.init)))
+    }
+
+    /// `aq:none`, `aq:size:bytes:min:max`, or `aq:ssimulacra2:score:min:max:allowed_error`. Left-out
+    /// qualities are imgproxy's defaults for `size` (70 and 80) and a wide range for a score to
+    /// choose from (30 and 95).
+    static func autoquality(_ option: OptionArguments) throws(ProcessingError) -> Autoquality? {
+        try option.expect(atMost: 5)
+        func quality(_ index: Int, default value: Int) throws(ProcessingError) -> Int {
+            guard let text = option[index] else { return value }
+            return try option.integer(text, in: RenderSpec.qualityRange)
+        }
+        func qualities(_ defaults: ClosedRange<Int>) throws(ProcessingError) -> ClosedRange<Int> {
+            let (low, high) = (try quality(2, default: defaults.lowerBound), try quality(3, default: defaults.upperBound))
+            guard low <= high else { throw option.invalid("\(low):\(high)", "a minimum quality at most the maximum") }
+            return low...high
+        }
+        switch option[0] ?? "" {
+        case "none":
+            return nil
+        case "size":
+            guard let target = option[1] else { throw option.invalid("", "a byte size after size:") }
+            return .init(maxBytes: try option.integer(target, in: RenderSpec.bytesRange), qualities: try qualities(70...80))
+        case "ssimulacra2":
+            guard let target = option[1] else { throw option.invalid("", "a score after ssimulacra2: (90 visually lossless, 80 very high, 70 high)") }
+            return .init(score: try option.number(target, in: 10...100), qualities: try qualities(30...95),
+                         allowedError: try option[4].map { value throws(ProcessingError) in try option.number(value, in: 0...10) } ?? 0)
+        default:
+            throw option.invalid(option[0] ?? "", "size, ssimulacra2 or none")
+        }
+    }
+
     static func format(_ name: String) throws(ProcessingError) -> OutputFormat {
         switch name.lowercased() {
         case "jpg", "jpeg": .jpeg
@@ -206,7 +258,9 @@ public struct ProcessingOptions: Sendable, Equatable {
         (spec.rotation, spec.flipHorizontal, spec.flipVertical) = (rotation, flipHorizontal, flipVertical)
         (spec.blur, spec.sharpen, spec.pixelate) = (blur, sharpen, pixelate)
         if let autoquality {
-            (spec.maxBytes, spec.minQuality, spec.quality) = (autoquality.maxBytes, autoquality.qualities.lowerBound, autoquality.qualities.upperBound)
+            (spec.minQuality, spec.quality) = (autoquality.qualities.lowerBound, autoquality.qualities.upperBound)
+            spec.maxBytes = autoquality.maxBytes ?? spec.maxBytes
+            spec.targetScore = autoquality.targetScore
         }
         spec.maxEdge = maxOutputEdge
         (spec.extend, spec.extendAspectRatio, spec.background, spec.trim) = (extend, extendAspectRatio, background, trim)

@@ -144,6 +144,9 @@ struct Serve: AsyncParsableCommand {
     @Option(help: ArgumentHelp("A format's quality when the URL gives none, FORMAT=QUALITY comma-separated, e.g. webp=79,avif=63 (default: avif=63).", valueName: "list"))
     var formatQuality: String?
 
+    @Option(help: ArgumentHelp("The quality choice of URLs that make none (no aq, q or fq): ssimulacra2:SCORE[:MIN:MAX], the smallest quality that looks that good, or size:BYTES[:MIN:MAX] (default: off).", valueName: "method"))
+    var autoQuality: String?
+
     @Flag(inversion: .prefixedNo, help: "URLs may give imgproxy's security options (msr, msfs, mrd, maf, mafr), which only ever lower this service's limits.")
     var allowSecurityOptions: Bool?
 
@@ -219,6 +222,11 @@ struct Serve: AsyncParsableCommand {
             configuration.limits.formatQuality = try formatQualities(text, from.origin(of: "format-quality"))
         }
         configuration.allowSecurityOptions = try from.isOn(allowSecurityOptions, "allow-security-options")
+        if let text = try from.value(autoQuality, "auto-quality") {
+            do { configuration.limits.autoQuality = try ProcessingOptions.autoquality(parsing: text) } catch {
+                throw ValidationError("\(from.origin(of: "auto-quality")): \(error.description)")
+            }
+        }
         configuration.limits.maxOutputEdge = try from.value(maxOutputEdge, "max-output-edge", default: configuration.limits.maxOutputEdge)
         configuration.limits.maxPixels = try from.value(maxPixels, "max-pixels", default: configuration.limits.maxPixels)
         configuration.limits.maxAnimationFrames = try from.value(maxAnimationFrames, "max-animation-frames", default: configuration.limits.maxAnimationFrames)
