@@ -226,26 +226,21 @@ enum OptionTable {
         }, canonical: { options, _, _ in
             options.skipProcessing.isEmpty ? "" : "skp:" + options.skipProcessing.map(\.rawValue).sorted().joined(separator: ":")
         }),
-        Definition(names: ["max_src_resolution", "msr"], apply: { options, option, _, _ throws(ProcessingError) in
-            try option.expect(exactly: 1)
-            options.limits.sourcePixels = Int(try option.number(option[0] ?? "", in: 0...1_000_000, exclusiveOfZero: true) * 1_000_000)
-        }, canonical: { options, _, _ in options.limits.sourcePixels.map { "msr:\($0)" } ?? "" }, isSecurityOption: true),
-        Definition(names: ["max_src_file_size", "msfs"], apply: { options, option, _, _ throws(ProcessingError) in
-            try option.expect(exactly: 1)
-            options.limits.sourceBytes = try option.integer(option[0] ?? "", in: 1...Int(Int32.max))
-        }, canonical: { options, _, _ in options.limits.sourceBytes.map { "msfs:\($0)" } ?? "" }, isSecurityOption: true),
-        Definition(names: ["max_result_dimension", "mrd"], apply: { options, option, _, _ throws(ProcessingError) in
-            try option.expect(exactly: 1)
-            options.limits.resultDimension = try option.integer(option[0] ?? "", in: 1...ProcessingOptions.sizeRange.upperBound)
-        }, canonical: { options, _, _ in options.limits.resultDimension.map { "mrd:\($0)" } ?? "" }, isSecurityOption: true),
-        Definition(names: ["max_animation_frames", "maf"], apply: { options, option, _, _ throws(ProcessingError) in
-            try option.expect(exactly: 1)
-            options.limits.animationFrames = try option.integer(option[0] ?? "", in: 1...100_000)
-        }, canonical: { options, _, _ in options.limits.animationFrames.map { "maf:\($0)" } ?? "" }, isSecurityOption: true),
-        Definition(names: ["max_animation_frame_resolution", "mafr"], apply: { options, option, _, _ throws(ProcessingError) in
-            try option.expect(exactly: 1)
-            options.limits.animationFramePixels = Int(try option.number(option[0] ?? "", in: 0...1_000_000, exclusiveOfZero: true) * 1_000_000)
-        }, canonical: { options, _, _ in options.limits.animationFramePixels.map { "mafr:\($0)" } ?? "" }, isSecurityOption: true),
+        securityLimit(["max_src_resolution", "msr"], \.sourcePixels) { option throws(ProcessingError) in
+            Int(try option.number(option[0] ?? "", in: 0...1_000_000, exclusiveOfZero: true) * 1_000_000)
+        },
+        securityLimit(["max_src_file_size", "msfs"], \.sourceBytes) { option throws(ProcessingError) in
+            try option.integer(option[0] ?? "", in: 1...Int(Int32.max))
+        },
+        securityLimit(["max_result_dimension", "mrd"], \.resultDimension) { option throws(ProcessingError) in
+            try option.integer(option[0] ?? "", in: 1...ProcessingOptions.sizeRange.upperBound)
+        },
+        securityLimit(["max_animation_frames", "maf"], \.animationFrames) { option throws(ProcessingError) in
+            try option.integer(option[0] ?? "", in: 1...100_000)
+        },
+        securityLimit(["max_animation_frame_resolution", "mafr"], \.animationFramePixels) { option throws(ProcessingError) in
+            Int(try option.number(option[0] ?? "", in: 0...1_000_000, exclusiveOfZero: true) * 1_000_000)
+        },
         Definition(names: ["resize", "rs"], apply: { options, option, _, _ throws(ProcessingError) in
             try option.expect(atMost: 5)
             if let type = option[0] { options.resizing = try option.choice(type, RenderSpec.Resizing.self) }
@@ -306,6 +301,16 @@ enum OptionTable {
             let allowed = dprs.sorted().map { $0 == $0.rounded() ? String(Int($0)) : String($0) }.joined(separator: ", ")
             throw .invalidArgument(option: "dpr", value: String(parts[1].prefix(64)), expected: "one of \(allowed) (only presets are served here)")
         }
+    }
+
+    /// One of imgproxy's security options: one value, in the limit's unit once parsed (megapixels are
+    /// pixels here), in the canonical form under its short name when given.
+    private static func securityLimit(_ names: [String], _ limit: WritableKeyPath<ProcessingOptions.RequestLimits, Int?> & Sendable,
+                                      _ value: @escaping @Sendable (OptionArguments) throws(ProcessingError) -> Int) -> Definition {
+        Definition(names: names, apply: { options, option, _, _ throws(ProcessingError) in
+            try option.expect(exactly: 1)
+            options.limits[keyPath: limit] = try value(option)
+        }, canonical: { options, _, _ in options.limits[keyPath: limit].map { "\(names.last ?? ""):\($0)" } ?? "" }, isSecurityOption: true)
     }
 
     /// Refuses one of imgproxy's security options given in a URL.
