@@ -41,7 +41,8 @@ struct PreviewPages: Sendable {
                 number: index + 1, source: (output.source as NSString).lastPathComponent, width: output.width, height: output.height,
                 bytes: NumberText.grouped(Int64(output.bytes)), limit: NumberText.grouped(Int64(maxBytes)), percent: output.bytes * 100 / max(maxBytes, 1),
                 overBudget: output.bytes > maxBytes,
-                quality: output.quality.map { "quality \($0)" } ?? "\(output.format.rawValue.uppercased()), lossless",
+                quality: (output.quality.map { "quality \($0)" } ?? "\(output.format.rawValue.uppercased()), lossless")
+                    + (output.score.map { ", looks \(Int($0.rounded(.down)))/100" } ?? ""),
                 encodes: NumberText.count(output.encodes, "encode"), warnings: output.warnings ?? [],
                 preparedURL: preparedURL(product, output),
                 originalURL: serviceURL("rs:force:\(output.width):\(output.height)/f:png", source: output.source, fingerprint: output.sourceFingerprint))

@@ -37,7 +37,7 @@ public struct EncodedImage: Sendable, Equatable {
     func described(warnings: [String], stem: String, encodesBefore: Int = 0, look: PhotoLook? = nil) -> EncodedImage {
         var image = EncodedImage(data: data, format: format, width: width, height: height, quality: quality,
                                  encodes: encodesBefore + encodes, warnings: warnings, stem: stem)
-        image.look = look
+        (image.look, image.score) = (look, score)
         return image
     }
 

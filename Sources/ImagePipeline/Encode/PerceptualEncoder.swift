@@ -65,8 +65,12 @@ struct PerceptualEncoder {
         let reached = try score(high), data = tried[high]?.data ?? Data()
         QualityMemory.shared.remember(high, for: key)
         if let maxBytes, data.count > maxBytes {
-            return try BudgetEncoder(format: format, maxBytes: maxBytes, qualities: qualities.lowerBound...high, minEdge: minEdge, settings: settings)
-                .encode(image).scored(nil, encodesBefore: tried.count)
+            // The budget cannot reach the score: the best that fits, scored too while it kept the size.
+            let fitted = try BudgetEncoder(format: format, maxBytes: maxBytes, qualities: qualities.lowerBound...high, minEdge: minEdge, settings: settings)
+                .encode(image)
+            guard fitted.width == image.width, fitted.height == image.height else { return fitted.scored(nil, encodesBefore: tried.count) }
+            let decoded = try DecodedImage.decode(.data(fitted.data), maxPixels: .max) { _ in (image.width, image.height) }
+            return fitted.scored(try Ssimulacra2.score(image, decoded), encodesBefore: tried.count)
         }
         return EncodedImage(data: data, format: format, width: image.width, height: image.height, quality: high, encodes: tried.count)
             .scored(reached, encodesBefore: 0)

@@ -53,7 +53,12 @@ public struct ImagePreparer: Sendable {
             warnings.append("PNG would be \(png.byteCount) bytes, over \(options.maxBytes); wrote JPEG instead")
             encodes = 1
         }
-        return try renderer.encode(sized).described(warnings: warnings, stem: stem, encodesBefore: encodes, look: look)
+        let image = try renderer.encode(sized)
+        if let target = options.targetScore, (image.score ?? 0) < target {
+            warnings.append(image.score.map { "looks \(Int($0.rounded(.down)))/100, under --target-score \(target.formatted()): \(options.maxBytes) bytes allow no better" }
+                ?? "had to shrink to fit \(options.maxBytes) bytes, so it was not scored against --target-score \(target.formatted())")
+        }
+        return image.described(warnings: warnings, stem: stem, encodesBefore: encodes, look: look)
     }
 
     /// Bytes at every quality in the range, on exactly the pixels `encoded` was made from: the

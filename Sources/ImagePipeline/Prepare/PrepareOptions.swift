@@ -21,6 +21,12 @@ public struct PrepareOptions: Sendable, Equatable, Codable {
     /// Cut a uniform border (a white sweep) before fitting; off by default, since it changes what
     /// the seller uploads.
     public var trim = false
+    /// A quality floor by looks (`--target-score`): the smallest quality in `minQuality...maxQuality`
+    /// whose output scores at least this by SSIMULACRA2, within `maxBytes`; when the budget cannot
+    /// reach it, the best that fits, and the photo is named with its score. Off by default: the
+    /// server takes 300,000 bytes whatever the photo, and the best quality that fits is what most
+    /// photos look best at (BENCHMARKS.md measures both).
+    public var targetScore: Double?
 
     public init() {}
 
@@ -29,6 +35,7 @@ public struct PrepareOptions: Sendable, Equatable, Codable {
     public static let bytesRange = 1024...(1 << 30)
     public static let qualityRange = 1...100
     public static let pixelsRange = 1...10_000_000_000
+    public static let scoreRange = 10.0...100.0
 
     /// Every setting out of range, as `invalidOption` errors named like the command-line flags.
     public var problems: [ImagePipelineError] {
@@ -42,6 +49,9 @@ public struct PrepareOptions: Sendable, Equatable, Codable {
         ].compactMap { $0 }
         if Self.qualityRange.contains(minQuality), Self.qualityRange.contains(maxQuality), minQuality > maxQuality {
             problems.append(.invalidOption(name: "min-quality", value: String(minQuality), allowed: "at most max-quality (\(maxQuality))"))
+        }
+        if let targetScore, !Self.scoreRange.contains(targetScore) {
+            problems.append(.invalidOption(name: "target-score", value: String(targetScore), allowed: "10 to 100 (90 visually lossless, 80 very high, 70 high)"))
         }
         if format == .webp || format == .avif {
             problems.append(.invalidOption(name: "format", value: format.rawValue, allowed: "jpeg or png (the server takes nothing else)"))
@@ -59,6 +69,7 @@ public struct PrepareOptions: Sendable, Equatable, Codable {
         var spec = RenderSpec(width: maxEdge, height: maxEdge, resizing: .fit, format: .jpeg, quality: maxQuality, maxBytes: maxBytes)
         (spec.minQuality, spec.minEdge, spec.encoder.progressive) = (minQuality, shrinkFloor, progressive)
         spec.trim = trim ? RenderSpec.Trim() : nil
+        spec.targetScore = targetScore
         return spec
     }
 
@@ -72,7 +83,7 @@ public struct PrepareOptions: Sendable, Equatable, Codable {
     /// incremental run redoes an image exactly when its result would differ.
     public var fingerprint: String {
         Fingerprint.hex("prepare-v2|\(maxEdge)|\(maxBytes)|\(minQuality)|\(maxQuality)|\(format.rawValue)|\(shrinkFloor)"
-            + (progressive ? "|progressive" : "") + (trim ? "|trim" : ""))
+            + (progressive ? "|progressive" : "") + (trim ? "|trim" : "") + (targetScore.map { "|score:\($0)" } ?? ""))
     }
 
     /// What preparing a photo with this header does, in order, as sentences: what `inspect` shows
@@ -87,7 +98,7 @@ public struct PrepareOptions: Sendable, Equatable, Codable {
             steps.append("resize \(header.uprightWidth)×\(header.uprightHeight) to fit \(maxEdge) px")
         }
         if !header.metadata.isEmpty { steps.append("strip \(header.metadata.names.joined(separator: ", "))") }
-        steps.append("encode \(format.rawValue.uppercased()) ≤ \(maxBytes) bytes")
+        steps.append("encode \(format.rawValue.uppercased()) ≤ \(maxBytes) bytes" + (targetScore.map { ", at the lowest quality that scores \($0.formatted())" } ?? ""))
         return steps
     }
 }

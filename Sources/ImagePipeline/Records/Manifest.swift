@@ -21,6 +21,8 @@ public struct Manifest: JSONDocument, Sendable, Equatable {
         public var warnings: [String]?
         /// How the photo looks to a buyer: its blur, exposure and near-duplicate hash.
         public var look: PhotoLook?
+        /// Its SSIMULACRA2 against the fitted pixels, with `--target-score`.
+        public var score: Double?
     }
 
     /// A source that could not be made into its outputs: `error` says why in a sentence, `kind` is

@@ -39,10 +39,14 @@ struct ImageOptions: ParsableArguments {
     @Flag(help: "Cut a uniform border (a white sweep) off each photo before fitting it; changes what is uploaded.")
     var trim = false
 
+    @Option(help: ArgumentHelp("Encode at the lowest quality whose output scores at least N by SSIMULACRA2 (90 visually lossless, 80 very high, 70 high), within --max-bytes (default: off: the best quality that fits).", valueName: "n"))
+    var targetScore: Double?
+
     var prepareOptions: PrepareOptions {
         var options = PrepareOptions()
         options.progressive = !baselineJPEG
         options.trim = trim
+        options.targetScore = targetScore
         options.maxEdge = maxEdge
         options.maxBytes = maxBytes
         options.minQuality = minQuality
