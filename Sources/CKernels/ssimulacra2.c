@@ -51,7 +51,17 @@ static void blur(const float *in, float *out, float *scratch, int width, int hei
     for (int y = 0; y < height; y++) {
         const float *row = in + (size_t)y * width;
         float *to = scratch + (size_t)y * width;
+        int edge = width < RADIUS ? width : RADIUS;
         for (int x = 0; x < width; x++) {
+            if (x == edge && width - RADIUS > x) {
+                // The interior: every tap inside the row, a plain dot product the compiler vectorises.
+                for (; x < width - RADIUS; x++) {
+                    float sum = 0;
+                    for (int k = 0; k <= 2 * RADIUS; k++) sum += kernel[k] * row[x - RADIUS + k];
+                    to[x] = sum;
+                }
+                if (x >= width) break;
+            }
             float sum = 0;
             int from = x - RADIUS < 0 ? RADIUS - x : 0, until = x + RADIUS >= width ? RADIUS + width - 1 - x : 2 * RADIUS;
             for (int k = from; k <= until; k++) sum += kernel[k] * row[x - RADIUS + k];
@@ -71,17 +81,18 @@ static void blur(const float *in, float *out, float *scratch, int width, int hei
     }
 }
 
-// Linear RGB (planar) → positive XYB, channel `channel` into `out`.
-static void to_xyb(float *const linear[3], float *out, size_t count, int channel) {
-    const double bias = cbrt(BIAS);
+// Linear RGB (planar) → positive XYB, all three planes in one pass.
+static void to_xyb(float *const linear[3], float *const xyb[3], size_t count) {
+    const float bias = cbrtf((float)BIAS);
     for (size_t i = 0; i < count; i++) {
-        double r = linear[0][i], g = linear[1][i], b = linear[2][i];
-        double m0 = cbrt(fmax(0, M00 * r + M01 * g + M02 * b + BIAS)) - bias;
-        double m1 = cbrt(fmax(0, M10 * r + M11 * g + M12 * b + BIAS)) - bias;
-        double x = 0.5 * (m0 - m1), y = 0.5 * (m0 + m1);
-        if (channel == 0) out[i] = (float)(x * 14.0 + 0.42);
-        else if (channel == 1) out[i] = (float)(y + 0.01);
-        else out[i] = (float)(cbrt(fmax(0, M20 * r + M21 * g + M22 * b + BIAS)) - bias - y + 0.55);
+        float r = linear[0][i], g = linear[1][i], b = linear[2][i];
+        float m0 = cbrtf(fmaxf(0, (float)M00 * r + (float)M01 * g + (float)M02 * b + (float)BIAS)) - bias;
+        float m1 = cbrtf(fmaxf(0, (float)M10 * r + (float)M11 * g + (float)M12 * b + (float)BIAS)) - bias;
+        float m2 = cbrtf(fmaxf(0, (float)M20 * r + (float)M21 * g + (float)M22 * b + (float)BIAS)) - bias;
+        float y = 0.5f * (m0 + m1);
+        xyb[0][i] = 0.5f * (m0 - m1) * 14.0f + 0.42f;
+        xyb[1][i] = y + 0.01f;
+        xyb[2][i] = m2 - y + 0.55f;
     }
 }
 
@@ -99,70 +110,150 @@ static void halve(float *plane, int width, int height) {
     }
 }
 
-double mi_ssimulacra2(const unsigned char *reference, const unsigned char *distorted, int width, int height) {
-    if (width < 8 || height < 8) return NAN;
-    size_t count = (size_t)width * height;
-    float *linear[2][3], *x1, *x2, *mu1, *mu2, *s11, *s22, *s12, *scratch;
-    float *all = malloc(sizeof(float) * count * 14);
-    if (!all) return NAN;
-    for (int i = 0; i < 2; i++)
-        for (int c = 0; c < 3; c++) linear[i][c] = all + count * (i * 3 + c);
-    float *planes[8];
-    for (int i = 0; i < 8; i++) planes[i] = all + count * (6 + i);
-    x1 = planes[0], x2 = planes[1], mu1 = planes[2], mu2 = planes[3], s11 = planes[4], s22 = planes[5], s12 = planes[6], scratch = planes[7];
-
-    float to_linear[256];
+// sRGB byte → linear light.
+static void linear_table(float table[256]) {
     for (int v = 0; v < 256; v++) {
         double s = v / 255.0;
-        to_linear[v] = (float)(s <= 0.04045 ? s / 12.92 : pow((s + 0.055) / 1.055, 2.4));
+        table[v] = (float)(s <= 0.04045 ? s / 12.92 : pow((s + 0.055) / 1.055, 2.4));
     }
+}
+
+// One image at every scale: positive XYB planes, and for a reference also their blurred means and
+// blurred squares, which every comparison with it needs and none changes.
+typedef struct {
+    int width, height;
+    float *xyb[3], *mu[3], *squares[3];
+} level;
+
+struct mi_ssimulacra2_reference {
+    int width, height, scales;
+    level levels[SCALES];
+    float *memory;
+};
+
+// The pyramid of `rgb`: planes for each level at `memory` (`planes` per pixel of each level), linear
+// RGB in `linear` (three planes of the full size), halved in place from level to level.
+static int pyramid(const unsigned char *rgb, int width, int height, float *linear[3], level *levels, float *memory, int planes) {
+    float table[256];
+    linear_table(table);
+    size_t count = (size_t)width * height;
     for (size_t i = 0; i < count; i++)
+        for (int c = 0; c < 3; c++) linear[c][i] = table[rgb[i * 3 + c]];
+    int scales = 0;
+    for (; scales < SCALES && width >= 8 && height >= 8; scales++) {
+        size_t n = (size_t)width * height;
+        level *at = &levels[scales];
+        at->width = width, at->height = height;
         for (int c = 0; c < 3; c++) {
-            linear[0][c][i] = to_linear[reference[i * 3 + c]];
-            linear[1][c][i] = to_linear[distorted[i * 3 + c]];
+            at->xyb[c] = memory + n * c;
+            at->mu[c] = planes > 3 ? memory + n * (3 + c) : NULL;
+            at->squares[c] = planes > 3 ? memory + n * (6 + c) : NULL;
         }
+        memory += n * planes;
+        to_xyb(linear, at->xyb, n);
+        if (scales + 1 < SCALES) {
+            for (int c = 0; c < 3; c++) halve(linear[c], width, height);
+            width = (width + 1) / 2, height = (height + 1) / 2;
+        }
+    }
+    return scales;
+}
+
+// Floats for a pyramid of `planes` planes a pixel over an image of `count` pixels: each level is at
+// most a quarter of the one before, rounded up.
+static size_t pyramid_floats(int width, int height, int planes) {
+    size_t total = 0;
+    for (int scale = 0; scale < SCALES; scale++, width = (width + 1) / 2, height = (height + 1) / 2) total += (size_t)width * height;
+    return total * planes;
+}
+
+mi_ssimulacra2_reference *mi_ssimulacra2_prepare(const unsigned char *rgb, int width, int height) {
+    if (width < 8 || height < 8) return NULL;
+    mi_ssimulacra2_reference *reference = calloc(1, sizeof *reference);
+    size_t count = (size_t)width * height;
+    float *linear = malloc(sizeof(float) * count * 4), *memory = malloc(sizeof(float) * pyramid_floats(width, height, 9));
+    if (!reference || !linear || !memory) {
+        free(reference), free(linear), free(memory);
+        return NULL;
+    }
+    float *planes[3] = {linear, linear + count, linear + 2 * count}, *scratch = linear + 3 * count;
+    reference->width = width, reference->height = height, reference->memory = memory;
+    reference->scales = pyramid(rgb, width, height, planes, reference->levels, memory, 9);
+    float kernel[2 * RADIUS + 1];
+    gaussian(kernel);
+    for (int scale = 0; scale < reference->scales; scale++) {
+        level *at = &reference->levels[scale];
+        size_t n = (size_t)at->width * at->height;
+        for (int c = 0; c < 3; c++) {
+            blur(at->xyb[c], at->mu[c], scratch, at->width, at->height, kernel);
+            for (size_t i = 0; i < n; i++) at->squares[c][i] = at->xyb[c][i] * at->xyb[c][i];
+            blur(at->squares[c], at->squares[c], scratch, at->width, at->height, kernel);
+        }
+    }
+    free(linear);
+    return reference;
+}
+
+void mi_ssimulacra2_free(mi_ssimulacra2_reference *reference) {
+    if (!reference) return;
+    free(reference->memory);
+    free(reference);
+}
+
+double mi_ssimulacra2_compare(const mi_ssimulacra2_reference *reference, const unsigned char *distorted) {
+    if (!reference) return NAN;
+    int width = reference->width, height = reference->height;
+    size_t count = (size_t)width * height;
+    // Linear RGB (3), then for the level being compared: its means, squares, products and a scratch plane.
+    float *linear = malloc(sizeof(float) * count * 7), *memory = malloc(sizeof(float) * pyramid_floats(width, height, 3));
+    if (!linear || !memory) {
+        free(linear), free(memory);
+        return NAN;
+    }
+    float *planes[3] = {linear, linear + count, linear + 2 * count};
+    float *mu2 = linear + 3 * count, *s22 = linear + 4 * count, *s12 = linear + 5 * count, *scratch = linear + 6 * count;
+    level levels[SCALES];
+    int scales = pyramid(distorted, width, height, planes, levels, memory, 3);
+    if (scales > reference->scales) scales = reference->scales;
     float kernel[2 * RADIUS + 1];
     gaussian(kernel);
 
     double ssim[SCALES][6] = {{0}}, edges[SCALES][12] = {{0}};
-    int scales = 0;
-    for (int scale = 0; scale < SCALES && width >= 8 && height >= 8; scale++, scales++) {
-        size_t n = (size_t)width * height;
+    for (int scale = 0; scale < scales; scale++) {
+        const level *ours = &reference->levels[scale], *theirs = &levels[scale];
+        int w = theirs->width, h = theirs->height;
+        size_t n = (size_t)w * h;
         for (int c = 0; c < 3; c++) {
-            to_xyb(linear[0], x1, n, c);
-            to_xyb(linear[1], x2, n, c);
-            blur(x1, mu1, scratch, width, height, kernel);
-            blur(x2, mu2, scratch, width, height, kernel);
-            for (size_t i = 0; i < n; i++) s11[i] = x1[i] * x1[i];
-            blur(s11, s11, scratch, width, height, kernel);
+            const float *x1 = ours->xyb[c], *x2 = theirs->xyb[c], *mu1 = ours->mu[c], *s11 = ours->squares[c];
+            blur(x2, mu2, scratch, w, h, kernel);
             for (size_t i = 0; i < n; i++) s22[i] = x2[i] * x2[i];
-            blur(s22, s22, scratch, width, height, kernel);
+            blur(s22, s22, scratch, w, h, kernel);
             for (size_t i = 0; i < n; i++) s12[i] = x1[i] * x2[i];
-            blur(s12, s12, scratch, width, height, kernel);
+            blur(s12, s12, scratch, w, h, kernel);
             double sums[6] = {0};
-            for (size_t i = 0; i < n; i++) {
-                double m1 = mu1[i], m2 = mu2[i];
-                double num_m = 1.0 - (m1 - m2) * (m1 - m2);
-                double num_s = 2.0 * (s12[i] - m1 * m2) + 0.0009;
-                double denom_s = (s11[i] - m1 * m1) + (s22[i] - m2 * m2) + 0.0009;
-                double d = fmax(0, 1.0 - num_m * num_s / denom_s);
-                sums[0] += d, sums[1] += d * d * d * d;
-                double ratio = (1.0 + fabs(x2[i] - m2)) / (1.0 + fabs(x1[i] - m1)) - 1.0;
-                double artifact = fmax(0, ratio), lost = fmax(0, -ratio);
-                sums[2] += artifact, sums[3] += artifact * artifact * artifact * artifact;
-                sums[4] += lost, sums[5] += lost * lost * lost * lost;
+            for (int y = 0; y < h; y++) {
+                // A row's sums in float, added up in double: the same result, vectorised.
+                float row[6] = {0};
+                for (size_t i = (size_t)y * w; i < (size_t)(y + 1) * w; i++) {
+                    float m1 = mu1[i], m2 = mu2[i];
+                    float num_m = 1.0f - (m1 - m2) * (m1 - m2);
+                    float num_s = 2.0f * (s12[i] - m1 * m2) + 0.0009f;
+                    float denom_s = (s11[i] - m1 * m1) + (s22[i] - m2 * m2) + 0.0009f;
+                    float d = fmaxf(0, 1.0f - num_m * num_s / denom_s);
+                    row[0] += d, row[1] += d * d * d * d;
+                    float ratio = (1.0f + fabsf(x2[i] - m2)) / (1.0f + fabsf(x1[i] - m1)) - 1.0f;
+                    float artifact = fmaxf(0, ratio), lost = fmaxf(0, -ratio);
+                    row[2] += artifact, row[3] += artifact * artifact * artifact * artifact;
+                    row[4] += lost, row[5] += lost * lost * lost * lost;
+                }
+                for (int k = 0; k < 6; k++) sums[k] += row[k];
             }
             ssim[scale][c * 2] = sums[0] / n, ssim[scale][c * 2 + 1] = pow(sums[1] / n, 0.25);
             edges[scale][c * 4] = sums[2] / n, edges[scale][c * 4 + 1] = pow(sums[3] / n, 0.25);
             edges[scale][c * 4 + 2] = sums[4] / n, edges[scale][c * 4 + 3] = pow(sums[5] / n, 0.25);
         }
-        if (scale + 1 < SCALES) {
-            for (int i = 0; i < 2; i++)
-                for (int c = 0; c < 3; c++) halve(linear[i][c], width, height);
-            width = (width + 1) / 2, height = (height + 1) / 2;
-        }
     }
-    free(all);
+    free(linear), free(memory);
 
     double sum = 0;
     int w = 0;
@@ -176,4 +267,11 @@ double mi_ssimulacra2(const unsigned char *reference, const unsigned char *disto
     sum *= 0.9562382616834844;
     sum = 2.326765642916932 * sum - 0.020884521182843837 * sum * sum + 6.248496625763138e-05 * sum * sum * sum;
     return sum > 0 ? 100.0 - 10.0 * pow(sum, 0.6276336467831387) : 100.0;
+}
+
+double mi_ssimulacra2(const unsigned char *reference, const unsigned char *distorted, int width, int height) {
+    mi_ssimulacra2_reference *prepared = mi_ssimulacra2_prepare(reference, width, height);
+    double score = mi_ssimulacra2_compare(prepared, distorted);
+    mi_ssimulacra2_free(prepared);
+    return score;
 }

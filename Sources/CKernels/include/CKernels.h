@@ -66,7 +66,16 @@ void mi_watch_image(void *image);
 
 /// SSIMULACRA2 of `distorted` against `reference`, both `width` × `height` 8-bit sRGB, 3 bytes a
 /// pixel (see ssimulacra2.c): 100 for identical images, 90 visually lossless, 70 high quality. NAN
-/// for images under 8 pixels on a side, or when memory runs out (it holds 14 float planes).
+/// for images under 8 pixels on a side, or when memory runs out.
 double mi_ssimulacra2(const unsigned char *reference, const unsigned char *distorted, int width, int height);
+
+/// A reference prepared once for many comparisons (a quality search scores every attempt against
+/// the same pixels): its pyramid, blurred means and blurred squares, 9 float planes and a third.
+typedef struct mi_ssimulacra2_reference mi_ssimulacra2_reference;
+/// NULL for an image under 8 pixels on a side, or when memory runs out.
+mi_ssimulacra2_reference *mi_ssimulacra2_prepare(const unsigned char *rgb, int width, int height);
+/// `distorted`, of the reference's size, against it; NAN when memory runs out or `reference` is NULL.
+double mi_ssimulacra2_compare(const mi_ssimulacra2_reference *reference, const unsigned char *distorted);
+void mi_ssimulacra2_free(mi_ssimulacra2_reference *reference);
 
 #endif

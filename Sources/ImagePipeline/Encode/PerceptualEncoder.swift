@@ -27,11 +27,12 @@ struct PerceptualEncoder {
     func encode(_ image: DecodedImage) throws(ImagePipelineError) -> EncodedImage {
         guard image.width >= 8, image.height >= 8, format != .png else { return try fixed(image, quality: qualities.upperBound) }
         var tried: [Int: (data: Data, score: Double)] = [:]
+        let reference = try Ssimulacra2.Reference(image)
         func score(_ quality: Int) throws(ImagePipelineError) -> Double {
             if let known = tried[quality] { return known.score }
             let data = try ImageEncoder.encode(image, as: format, quality: quality, settings: settings)
             let decoded = try DecodedImage.decode(.data(data), maxPixels: .max) { _ in (image.width, image.height) }
-            let score = try Ssimulacra2.score(image, decoded)
+            let score = try reference.score(decoded)
             tried[quality] = (data, score)
             return score
         }
@@ -70,7 +71,7 @@ struct PerceptualEncoder {
                 .encode(image)
             guard fitted.width == image.width, fitted.height == image.height else { return fitted.scored(nil, encodesBefore: tried.count) }
             let decoded = try DecodedImage.decode(.data(fitted.data), maxPixels: .max) { _ in (image.width, image.height) }
-            return fitted.scored(try Ssimulacra2.score(image, decoded), encodesBefore: tried.count)
+            return fitted.scored(try reference.score(decoded), encodesBefore: tried.count)
         }
         return EncodedImage(data: data, format: format, width: image.width, height: image.height, quality: high, encodes: tried.count)
             .scored(reached, encodesBefore: 0)
