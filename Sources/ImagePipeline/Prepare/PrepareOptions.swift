@@ -23,9 +23,8 @@ public struct PrepareOptions: Sendable, Equatable, Codable {
     public var trim = false
     /// A quality floor by looks (`--target-score`): the smallest quality in `minQuality...maxQuality`
     /// whose output scores at least this by SSIMULACRA2, within `maxBytes`; when the budget cannot
-    /// reach it, the best that fits, and the photo is named with its score. Off by default: the
-    /// server takes 300,000 bytes whatever the photo, and the best quality that fits is what most
-    /// photos look best at (BENCHMARKS.md measures both).
+    /// reach it, the best that fits, and the photo is named with its score. Off by default: without
+    /// it a photo gets the best quality that fits, which looks at least as good, in one search.
     public var targetScore: Double?
 
     public init() {}
