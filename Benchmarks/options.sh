@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
-# What each processing option adds to a cache miss: one release build, 28 distinct 2K JPEGs (the corpus
-# photos fitted to 2048 px, as for serve.sh), 28 copies of a 3-frame 600×400 GIF and 28 of the corpus's
-# iPhone HEIC (whose embedded 240×320 thumbnail libvips uses when it covers the box), each requested once
-# per round, one request at a time on one kept-alive connection, against a fresh service (no cache);
-# rounds interleave the cases. Prints ms per miss, min and median over the rounds.
+# What each processing option adds to a cache miss: one release build, 28 distinct 2K JPEGs (images.sh:
+# the corpus photos fitted to 2048 px, as is, mirrored, flipped and turned), 28 copies of a 3-frame
+# 600×400 GIF and 28 of the corpus's iPhone HEIC (whose embedded 240×320 thumbnail libvips uses when it
+# covers the box), each requested once per round, one request at a time on one kept-alive connection,
+# against a fresh service (no cache); rounds interleave the cases. Prints ms per miss, min and median.
 #
 # Usage: Benchmarks/options.sh [BIN] [ROUNDS]
 set -euo pipefail
@@ -11,15 +11,14 @@ ROOT=$(cd "$(dirname "$0")/.." && pwd)
 BIN=${1:-$ROOT/.build/release/market-images} ROUNDS=${2:-5}
 CORPUS=${CORPUS:-$ROOT/../shared/corpus}
 WORK=$ROOT/.build-bench/options
+IMAGES=$WORK/images
 PORT=18191
-rm -rf "$WORK" && mkdir -p "$WORK/root/photos" "$WORK/root/gifs" "$WORK/root/heic"
+source "$ROOT/Benchmarks/images.sh"
+source "$ROOT/Benchmarks/misses.sh"
+images
+rm -rf "$WORK/root" && mkdir -p "$WORK/root/gifs" "$WORK/root/heic"
+cp -r "$IMAGES/2k" "$WORK/root/photos"
 for n in $(seq -w 0 27); do cp "$CORPUS/photos/iphone_13_pro_max.HEIC" "$WORK/root/heic/$n.heic"; done
-i=0
-for round in 1 2 3 4; do
-    for photo in "$CORPUS"/photos/*; do
-        vips thumbnail "$photo" "$WORK/root/photos/$(printf %02d $i).jpg[Q=90]" 2048 >/dev/null 2>&1 && i=$((i + 1))
-    done
-done
 python3 - "$WORK/root/gifs" <<'PY'
 import sys
 from PIL import Image, ImageDraw
@@ -48,23 +47,9 @@ CASES=(
 
 misses() {   # misses FOLDER OPTIONS FLAGS...: ms per miss over the folder, sequentially
     local folder=$1 options=$2; shift 2
-    "$BIN" serve --root "$WORK/root" --insecure-unsigned --bind 127.0.0.1:$PORT --metrics-bind off "$@" 2>/dev/null &
-    local server=$!
-    for _ in $(seq 1 100); do curl -s -o /dev/null "http://127.0.0.1:$PORT/health" && break; sleep 0.1; done
-    python3 - "$PORT" "$options" "$WORK/root/$folder" <<'PY'
-import http.client, os, sys, time
-port, options, folder = int(sys.argv[1]), sys.argv[2], sys.argv[3]
-connection = http.client.HTTPConnection("127.0.0.1", port)
-names = sorted(os.listdir(folder))
-start = time.perf_counter()
-for name in names:
-    connection.request("GET", f"/insecure/{options}/plain/local:///{os.path.basename(folder)}/{name}")
-    answer = connection.getresponse()
-    answer.read()
-    assert answer.status == 200, (name, answer.status)
-print(f"{(time.perf_counter() - start) * 1000 / len(names):.1f}")
-PY
-    kill $server; wait $server 2>/dev/null || true
+    start_service "$BIN" "$WORK/root" "$@"
+    fetch_each "$options" "$WORK/root" "$folder"
+    stop_service
 }
 
 declare -A results
@@ -76,7 +61,6 @@ for ((round = 1; round <= ROUNDS; round++)); do
     done
     echo "round $round done" >&2
 done
-stats() { tr ' ' '\n' | grep -v '^$' | sort -n | awk '{a[NR]=$1} END {printf "%.1f / %.1f", a[1], (NR%2 ? a[(NR+1)/2] : (a[NR/2]+a[NR/2+1])/2)}'; }
 printf '%-14s %s\n' case "ms per miss, min / median"
 for case in "${CASES[@]}"; do
     IFS='|' read -r name _ <<< "$case"

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# Quality by looks against a fixed quality, through the service: 28 2K JPEGs (the corpus photos fitted to
-# 2048 px, as serve.sh makes them) cut to 240 and 600 px squares as JPEG, WebP and AVIF, at q:80 and at
+# Quality by looks against a fixed quality, through the service: 28 distinct 2K JPEGs (images.sh, as
+# serve.sh makes them) cut to 240 and 600 px squares as JPEG, WebP and AVIF, at q:80 and at
 # aq:ssimulacra2 with the target set to the worst score q:80 gives on the set (PyPI's ssimulacra2 scores
 # both against the lossless cut). Prints bytes summed and the lowest score per row, then ms per miss of
 # each, one request at a time against a fresh service, min / median over ROUNDS.
@@ -11,38 +11,18 @@ ROOT=$(cd "$(dirname "$0")/.." && pwd)
 BIN=${1:-$ROOT/.build/release/market-images} ROUNDS=${2:-3}
 CORPUS=${CORPUS:-$ROOT/../shared/corpus}
 WORK=$ROOT/.build-bench/perceptual
+IMAGES=$WORK/images
 PORT=18192
-rm -rf "$WORK" && mkdir -p "$WORK/root/photos" "$WORK/out"
-i=0
-for round in 1 2 3 4; do
-    for photo in "$CORPUS"/photos/*; do
-        vips thumbnail "$photo" "$WORK/root/photos/$(printf %02d $i).jpg[Q=90]" 2048 >/dev/null 2>&1 && i=$((i + 1))
-    done
-done
+source "$ROOT/Benchmarks/images.sh"
+source "$ROOT/Benchmarks/misses.sh"
+images
+rm -rf "$WORK/root" "$WORK/out" "$WORK/targets" && mkdir -p "$WORK/root" "$WORK/out"
+cp -r "$IMAGES/2k" "$WORK/root/photos"
 python3 -c "import ssimulacra2" 2>/dev/null || python3 -m pip install --quiet --break-system-packages ssimulacra2==0.3.0
 
-start() { "$BIN" serve --root "$WORK/root" --insecure-unsigned --bind 127.0.0.1:$PORT --metrics-bind off 2>/dev/null & SERVER=$!
-          for _ in $(seq 1 100); do curl -s -o /dev/null "http://127.0.0.1:$PORT/health" && break; sleep 0.1; done; }
-stop() { kill $SERVER; wait $SERVER 2>/dev/null || true; }
-
-# fetch OPTIONS DIR: every photo at OPTIONS into DIR, one request at a time; prints ms per request.
-fetch() {
-    python3 - "$PORT" "$1" "$WORK/root/photos" "$2" <<'PY'
-import http.client, os, sys, time
-port, options, folder, out = int(sys.argv[1]), sys.argv[2], sys.argv[3], sys.argv[4]
-os.makedirs(out, exist_ok=True)
-connection = http.client.HTTPConnection("127.0.0.1", port)
-names = sorted(os.listdir(folder))
-start = time.perf_counter()
-for name in names:
-    connection.request("GET", f"/insecure/{options}/plain/local:///photos/{name}")
-    answer = connection.getresponse()
-    body = answer.read()
-    assert answer.status == 200, (name, answer.status, body[:200])
-    open(os.path.join(out, os.path.splitext(name)[0]), "wb").write(body)
-print(f"{(time.perf_counter() - start) * 1000 / len(names):.1f}")
-PY
-}
+start() { start_service "$BIN" "$WORK/root"; }
+stop() { stop_service; }
+fetch() { fetch_each "$1" "$WORK/root" photos "$2"; }
 
 # score REFERENCE_DIR DIR: "bytes min-score mean-score" of DIR's images against the references.
 score() {
@@ -89,7 +69,6 @@ for ((round = 1; round <= ROUNDS; round++)); do
         done
     done < "$WORK/targets"
 done
-stats() { tr ' ' '\n' | grep -v '^$' | sort -n | awk '{a[NR]=$1} END {printf "%.1f / %.1f", a[1], (NR%2 ? a[(NR+1)/2] : (a[NR/2]+a[NR/2+1])/2)}'; }
 printf '\n%-5s %-5s %18s %18s\n' size fmt "q:80 ms min/med" "aq ms min/med"
 while read -r size format _; do
     printf '%-5s %-5s %18s %18s\n' $size $format "$(echo "${timings[$size-$format-q80]}" | stats)" "$(echo "${timings[$size-$format-aq]}" | stats)"

@@ -1,0 +1,37 @@
+# Sourced by options.sh and perceptual.sh: a fresh service on PORT over a root, and cache misses sent
+# to it one at a time on one kept-alive connection.
+
+# start_service BIN ROOT [FLAGS...]: serve ROOT unsigned on loopback; returns once /health answers.
+start_service() {
+    local bin=$1 root=$2; shift 2
+    "$bin" serve --root "$root" --insecure-unsigned --bind 127.0.0.1:$PORT --metrics-bind off "$@" 2>/dev/null &
+    SERVER=$!
+    for _ in $(seq 1 100); do curl -s -o /dev/null "http://127.0.0.1:$PORT/health" && return; sleep 0.1; done
+}
+
+stop_service() { kill $SERVER; wait $SERVER 2>/dev/null || true; }
+
+# fetch_each OPTIONS ROOT FOLDER [OUT]: every file of ROOT/FOLDER at OPTIONS, in order, each answer
+# written to OUT (named as its source, less the extension) when given; prints ms per request.
+fetch_each() {
+    python3 - "$PORT" "$1" "$2" "$3" "${4:-}" <<'PY'
+import http.client, os, sys, time
+port, options, root, folder, out = int(sys.argv[1]), sys.argv[2], sys.argv[3], sys.argv[4], sys.argv[5]
+if out:
+    os.makedirs(out, exist_ok=True)
+connection = http.client.HTTPConnection("127.0.0.1", port)
+names = sorted(os.listdir(os.path.join(root, folder)))
+start = time.perf_counter()
+for name in names:
+    connection.request("GET", f"/insecure/{options}/plain/local:///{folder}/{name}")
+    answer = connection.getresponse()
+    body = answer.read()
+    assert answer.status == 200, (name, answer.status, body[:200])
+    if out:
+        open(os.path.join(out, os.path.splitext(name)[0]), "wb").write(body)
+print(f"{(time.perf_counter() - start) * 1000 / len(names):.1f}")
+PY
+}
+
+# Min and median of the numbers on standard input.
+stats() { tr ' ' '\n' | grep -v '^$' | sort -n | awk '{a[NR]=$1} END {printf "%.1f / %.1f", a[1], (NR%2 ? a[(NR+1)/2] : (a[NR/2]+a[NR/2+1])/2)}'; }
