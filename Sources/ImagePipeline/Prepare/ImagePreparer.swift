@@ -55,8 +55,8 @@ public struct ImagePreparer: Sendable {
         }
         let image = try renderer.encode(sized)
         if let target = options.targetScore, (image.score ?? 0) < target {
-            warnings.append(image.score.map { "looks \(Int($0.rounded(.down)))/100, under --target-score \(target.formatted()): \(options.maxBytes) bytes allow no better" }
-                ?? "had to shrink to fit \(options.maxBytes) bytes, so it was not scored against --target-score \(target.formatted())")
+            warnings.append(image.score.map { "looks \(Int($0.rounded(.down)))/100, under --target-score \(String(format: "%g", target)): \(options.maxBytes) bytes allow no better" }
+                ?? "had to shrink to fit \(options.maxBytes) bytes, so it was not scored against --target-score \(String(format: "%g", target))")
         }
         return image.described(warnings: warnings, stem: stem, encodesBefore: encodes, look: look)
     }

@@ -1,3 +1,5 @@
+import Foundation
+
 /// Settings for turning a photo into an upload-ready image. The defaults match the OpenMarket
 /// server: at most 300,000 bytes per image (which satisfies both readings of "300 KB").
 public struct PrepareOptions: Sendable, Equatable, Codable {
@@ -97,7 +99,7 @@ public struct PrepareOptions: Sendable, Equatable, Codable {
             steps.append("resize \(header.uprightWidth)×\(header.uprightHeight) to fit \(maxEdge) px")
         }
         if !header.metadata.isEmpty { steps.append("strip \(header.metadata.names.joined(separator: ", "))") }
-        steps.append("encode \(format.rawValue.uppercased()) ≤ \(maxBytes) bytes" + (targetScore.map { ", at the lowest quality that scores \($0.formatted())" } ?? ""))
+        steps.append("encode \(format.rawValue.uppercased()) ≤ \(maxBytes) bytes" + (targetScore.map { ", at the lowest quality that scores \(String(format: "%g", $0))" } ?? ""))
         return steps
     }
 }

@@ -27,7 +27,7 @@ struct OptionArguments {
     /// A decimal number in `range` (not 0 itself with `exclusiveOfZero`).
     func number(_ text: String, in range: ClosedRange<Double>, exclusiveOfZero: Bool = false) throws(ProcessingError) -> Double {
         guard let value = Double(text), value.isFinite, range.contains(value), !(exclusiveOfZero && value == 0) else {
-            throw invalid(text, "a number \(exclusiveOfZero ? "above" : "from") \(range.lowerBound.formatted()) to \(range.upperBound.formatted())")
+            throw invalid(text, "a number \(exclusiveOfZero ? "above" : "from") \(String(format: "%g", range.lowerBound)) to \(String(format: "%g", range.upperBound))")
         }
         return value
     }

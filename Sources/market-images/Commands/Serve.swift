@@ -76,7 +76,7 @@ struct Serve: AsyncParsableCommand {
     @Option(help: ArgumentHelp("The watermark a URL's wm draws when it names none (wmu): a file, or a local:/// or allowed http(s) source.", valueName: "image"))
     var watermark: String?
 
-    @Option(help: "Every watermark's opacity is multiplied by this, 0 to 1 (default: \(defaults.watermarkOpacity.formatted())).")
+    @Option(help: "Every watermark's opacity is multiplied by this, 0 to 1 (default: \(String(format: "%g", defaults.watermarkOpacity))).")
     var watermarkOpacity: Double?
 
     @Option(help: "The status sent with the fallback image (default: the failure's own, e.g. 404).")
