@@ -107,4 +107,24 @@ final class Ssimulacra2Tests: XCTestCase {
             XCTAssertGreaterThanOrEqual(their, try XCTUnwrap(spec.targetScore) - 0.5, "\(photo) by PyPI's ssimulacra2")
         }
     }
+
+    /// What a score cannot judge (PNG has no quality; an image under 8 pixels has no score) is
+    /// encoded as without a target: a byte budget beside the target still holds.
+    func testAnOutputTheScoreCannotJudgeStillKeepsItsBudget() throws {
+        let folder = try temporaryFolder(self)
+        try GeneratedImage.noise(width: 300, height: 300, to: folder + "/noise.png")
+        var spec = RenderSpec(width: 300, height: 300, format: .png, maxBytes: 40_000)
+        spec.targetScore = 80
+        let png = try ImageRenderer(spec: spec).render(.file(folder + "/noise.png"), maxPixels: .max)
+        XCTAssertLessThanOrEqual(png.data.count, 40_000, "a PNG shrinks to its budget, target or not")
+        XCTAssertNil(png.score)
+        // A 7-pixel-wide strip of noise, with a budget three quarters of its size at quality 80.
+        (spec.width, spec.height, spec.resizing, spec.format, spec.maxBytes) = (7, 300, .force, .jpeg, nil)
+        let budget = try ImageRenderer(spec: spec).render(.file(folder + "/noise.png"), maxPixels: .max).data.count * 3 / 4
+        spec.maxBytes = budget
+        let strip = try ImageRenderer(spec: spec).render(.file(folder + "/noise.png"), maxPixels: .max)
+        XCTAssertEqual([strip.width, strip.height], [7, 300])
+        XCTAssertLessThanOrEqual(strip.data.count, budget)
+        XCTAssertLessThan(try XCTUnwrap(strip.quality), 80)
+    }
 }

@@ -9,7 +9,7 @@ public struct EncodedImage: Sendable, Equatable {
     /// The JPEG/WebP quality chosen, nil for PNG.
     public let quality: Int?
     /// How many encodes the byte-budget search spent.
-    public let encodes: Int
+    public internal(set) var encodes: Int
     /// Things the user should know that did not stop the image (a PNG that had to become a JPEG).
     public var warnings: [String]
     /// The source's stem with the right extension, e.g. `IMG_0001.jpg` for `IMG_0001.HEIC`.
@@ -38,14 +38,6 @@ public struct EncodedImage: Sendable, Equatable {
         var image = EncodedImage(data: data, format: format, width: width, height: height, quality: quality,
                                  encodes: encodesBefore + encodes, warnings: warnings, stem: stem)
         (image.look, image.score) = (look, score)
-        return image
-    }
-
-    /// This image with its perceptual score, and the encodes spent before it.
-    func scored(_ score: Double?, encodesBefore: Int) -> EncodedImage {
-        var image = EncodedImage(data: data, format: format, width: width, height: height, quality: quality,
-                                 encodes: encodesBefore + encodes, warnings: warnings)
-        (image.suggestedFilename, image.look, image.score) = (suggestedFilename, look, score)
         return image
     }
 

@@ -24,15 +24,23 @@ struct PerceptualEncoder {
     /// The farthest one secant step goes.
     static let longestStep = 10
 
+    /// Whether an output of `image` in `format` has a quality to choose and a score to choose it by:
+    /// not PNG, not an animation, at least 8 pixels on a side.
+    static func canScore(_ image: DecodedImage, as format: OutputFormat) -> Bool {
+        format != .png && image.frameCount == 1 && image.width >= 8 && image.height >= 8
+    }
+
     func encode(_ image: DecodedImage) throws(ImagePipelineError) -> EncodedImage {
-        guard image.width >= 8, image.height >= 8, format != .png else { return try fixed(image, quality: qualities.upperBound) }
         var tried: [Int: (data: Data, score: Double)] = [:]
         let reference = try Ssimulacra2.Reference(image)
+        /// Encoded bytes as a viewer decodes them, against the pixels they came from.
+        func judge(_ data: Data) throws(ImagePipelineError) -> Double {
+            try reference.score(try DecodedImage.decode(.data(data), maxPixels: .max) { _ in (image.width, image.height) })
+        }
         func score(_ quality: Int) throws(ImagePipelineError) -> Double {
             if let known = tried[quality] { return known.score }
             let data = try ImageEncoder.encode(image, as: format, quality: quality, settings: settings)
-            let decoded = try DecodedImage.decode(.data(data), maxPixels: .max) { _ in (image.width, image.height) }
-            let score = try reference.score(decoded)
+            let score = try judge(data)
             tried[quality] = (data, score)
             return score
         }
@@ -67,19 +75,17 @@ struct PerceptualEncoder {
         QualityMemory.shared.remember(high, for: key)
         if let maxBytes, data.count > maxBytes {
             // The budget cannot reach the score: the best that fits, scored too while it kept the size.
-            let fitted = try BudgetEncoder(format: format, maxBytes: maxBytes, qualities: qualities.lowerBound...high, minEdge: minEdge, settings: settings)
+            var fitted = try BudgetEncoder(format: format, maxBytes: maxBytes, qualities: qualities.lowerBound...high, minEdge: minEdge, settings: settings)
                 .encode(image)
-            guard fitted.width == image.width, fitted.height == image.height else { return fitted.scored(nil, encodesBefore: tried.count) }
-            let decoded = try DecodedImage.decode(.data(fitted.data), maxPixels: .max) { _ in (image.width, image.height) }
-            return fitted.scored(try reference.score(decoded), encodesBefore: tried.count)
+            fitted.encodes += tried.count
+            if fitted.width == image.width, fitted.height == image.height {
+                fitted.score = try judge(fitted.data)
+            }
+            return fitted
         }
-        return EncodedImage(data: data, format: format, width: image.width, height: image.height, quality: high, encodes: tried.count)
-            .scored(reached, encodesBefore: 0)
-    }
-
-    private func fixed(_ image: DecodedImage, quality: Int) throws(ImagePipelineError) -> EncodedImage {
-        let data = try ImageEncoder.encode(image, as: format, quality: quality, settings: settings)
-        return EncodedImage(data: data, format: format, width: image.width, height: image.height, quality: format == .png ? nil : quality, encodes: 1)
+        var chosen = EncodedImage(data: data, format: format, width: image.width, height: image.height, quality: high, encodes: tried.count)
+        chosen.score = reached
+        return chosen
     }
 }
 

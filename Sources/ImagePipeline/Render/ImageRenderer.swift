@@ -52,7 +52,8 @@ public struct ImageRenderer: Sendable {
     /// The encode stage: the spec's quality, or with `maxBytes` the best quality that fits, shrinking
     /// no further than `minEdge` when even the lowest quality does not.
     func encode(_ image: DecodedImage) throws(ImagePipelineError) -> EncodedImage {
-        if let target = spec.targetScore, image.frameCount == 1 {
+        // What a score cannot judge (an animation, PNG, an image under 8 pixels) is encoded as without one.
+        if let target = spec.targetScore, PerceptualEncoder.canScore(image, as: spec.format) {
             return try PerceptualEncoder(format: spec.format, target: target, qualities: min(spec.minQuality, spec.quality)...spec.quality,
                                          maxBytes: spec.maxBytes, minEdge: spec.minEdge, settings: spec.encoder).encode(image)
         }
