@@ -12,10 +12,8 @@ extension RenderSpec.Gravity {
             x = Int((Double(outer.width) * offset.x).rounded()) - inner.width / 2
             y = Int((Double(outer.height) * offset.y).rounded()) - inner.height / 2
         } else {
-            func pixels(_ value: Double, _ side: Int) -> Int {
-                abs(value) >= 1 ? Int((value * pixelScale).rounded()) : Int((Double(side) * value).rounded())
-            }
-            let (dx, dy) = (pixels(offset.x, outer.width), pixels(offset.y, outer.height))
+            let dx = RenderSpec.Offset.pixels(offset.x, along: outer.width, scale: pixelScale)
+            let dy = RenderSpec.Offset.pixels(offset.y, along: outer.height, scale: pixelScale)
             x = rawValue.hasSuffix("we") ? dx : rawValue.hasSuffix("ea") ? spare.width - dx : spare.width / 2 + dx
             y = rawValue.hasPrefix("no") ? dy : rawValue.hasPrefix("so") ? spare.height - dy : spare.height / 2 + dy
         }

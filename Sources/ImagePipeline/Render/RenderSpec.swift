@@ -34,6 +34,12 @@ public struct RenderSpec: Sendable, Hashable, Codable {
     public struct Offset: Sendable, Hashable, Codable {
         public var x = 0.0, y = 0.0
         public init(x: Double = 0, y: Double = 0) { (self.x, self.y) = (x, y) }
+
+        /// imgproxy's reading of a length along a side `side` pixels long: pixels when at least 1 (or
+        /// at most −1), times `scale`; a fraction of the side when between.
+        static func pixels(_ value: Double, along side: Int, scale: Double = 1) -> Int {
+            abs(value) >= 1 ? Int((value * scale).rounded()) : Int((Double(side) * value).rounded())
+        }
     }
 
     /// An area cut from the photo before it is resized (imgproxy's `crop`): each side in the upright
@@ -49,9 +55,7 @@ public struct RenderSpec: Sendable, Hashable, Codable {
 
         /// The side in pixels of an image `side` pixels long, at `scale` pixels per source pixel.
         func side(_ value: Double, of side: Int, scale: Double) -> Int {
-            if value == 0 { return side }
-            let pixels = value >= 1 ? Int((value * scale).rounded()) : Int((Double(side) * value).rounded())
-            return min(side, max(1, pixels))
+            value == 0 ? side : min(side, max(1, Offset.pixels(value, along: side, scale: scale)))
         }
     }
 

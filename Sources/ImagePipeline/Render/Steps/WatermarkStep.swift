@@ -14,11 +14,11 @@ struct WatermarkStep: RenderStep {
             : (image.width * 4, image.height * 4)
         var mark = try DecodedImage.decode(.data(watermark.image), maxPixels: Self.maxPixels) { _ in box }
         if watermark.scale > 0 { mark = try mark.fitting(box: box, crop: VIPS_INTERESTING_NONE, enlarge: true) }
-        func pixels(_ value: Double, _ side: Int) -> Int { abs(value) >= 1 ? Int(value.rounded()) : Int((Double(side) * value).rounded()) }
         switch watermark.placement {
         case .replicate:
             // The spacing is padding around each tile, split evenly, as imgproxy pads before tiling.
-            let (spaceX, spaceY) = (max(0, pixels(watermark.offset.x, image.width)), max(0, pixels(watermark.offset.y, image.height)))
+            let spaceX = max(0, RenderSpec.Offset.pixels(watermark.offset.x, along: image.width))
+            let spaceY = max(0, RenderSpec.Offset.pixels(watermark.offset.y, along: image.height))
             if spaceX > 0 || spaceY > 0 {
                 mark = try mark.embedded(x: spaceX / 2, y: spaceY / 2, width: mark.width + spaceX, height: mark.height + spaceY, colour: [0, 0, 0], transparent: true)
             }
