@@ -188,7 +188,7 @@ struct ImageRequestHandler: Sendable {
         if HTTPAnswer.matches(request.headers[.ifNoneMatch], etag: etag) {
             return (Response(status: .notModified, headers: headers), "revalidated")
         }
-        let maxPixels = min(processor.limits.maxPixels, parsed.options.limits.sourcePixels ?? .max)
+        let maxPixels = processor.maxPixels(parsed.options.limits)
         let output = try await decoding(source, limits: parsed.options.limits, cost: { _ in 0 }) { image throws(ImagePipelineError) in
             try EncodedImage.unprocessed(image, maxPixels: maxPixels)
         }
@@ -210,7 +210,7 @@ struct ImageRequestHandler: Sendable {
     }
 
     private func render(_ spec: RenderSpec, options: ProcessingOptions, source: any ResolvedSource, etag: String) async throws(ServiceFailure) -> EncodedImage {
-        let (maxPixels, draft) = (min(processor.limits.maxPixels, options.limits.sourcePixels ?? .max), processor.limits.draftDecode)
+        let (maxPixels, draft) = (processor.maxPixels(options.limits), processor.limits.draftDecode)
         let skip = options.skipProcessing.contains(spec.format)
         do {
             return try await flight.run(etag) { [self] in
@@ -246,8 +246,7 @@ struct ImageRequestHandler: Sendable {
         let bytes = try await source.open()
         // `msfs`: a URL's own, lower, limit on the source's bytes.
         if let limit = limits.sourceBytes, let count = bytes.image.byteCount, count > limit { throw ServiceFailure.sourceTooLarge(limit: limit) }
-        let frameLimit = [processor.limits.maxAnimationFramePixels, limits.animationFramePixels].compactMap { $0 }.min()
-        let cost = try admissible(bytes, maxPixels: min(processor.limits.maxPixels, limits.sourcePixels ?? .max), frameLimit: frameLimit, cost: cost)
+        let cost = try admissible(bytes, limits: limits, cost: cost)
         await memory.acquire(cost)
         let result: Result<T, ImagePipelineError>
         do {
@@ -268,10 +267,11 @@ struct ImageRequestHandler: Sendable {
 
     /// The memory a render of these bytes will hold, by its header, when it is within
     /// `--max-render-memory` (and the pixel limit); otherwise the 413 that says so, before any decode.
-    private func admissible(_ bytes: SourceBytes, maxPixels: Int, frameLimit: Int?, cost: (ImageHeader) -> Int) throws(ServiceFailure) -> Int {
+    private func admissible(_ bytes: SourceBytes, limits request: ProcessingOptions.RequestLimits, cost: (ImageHeader) -> Int) throws(ServiceFailure) -> Int {
         let header: ImageHeader
         do { header = try ImageHeader.read(bytes.image) } catch { throw ServiceFailure(error) }
         let limits = processor.limits
+        let (maxPixels, frameLimit) = (processor.maxPixels(request), processor.maxFramePixels(request))
         guard header.pixelCount <= maxPixels else {
             throw ServiceFailure(.tooManyPixels(width: header.width, height: header.height, limit: maxPixels))
         }

@@ -55,6 +55,17 @@ public struct ImageProcessor: Sendable {
         return (sourceHasAlpha && !options.hasByteBudget ? .png : .jpeg, true)
     }
 
+    /// The most pixels a source may have for this request: the service's limit, or the URL's `msr`
+    /// when lower (a URL can never raise it).
+    func maxPixels(_ request: ProcessingOptions.RequestLimits) -> Int {
+        min(limits.maxPixels, request.sourcePixels ?? .max)
+    }
+
+    /// The most pixels a frame of an animated source may have, likewise with `mafr`; nil for none.
+    func maxFramePixels(_ request: ProcessingOptions.RequestLimits) -> Int? {
+        [limits.maxAnimationFramePixels, request.animationFramePixels].compactMap { $0 }.min()
+    }
+
     /// The URL's options with the service's quality choice where they make none.
     public func applyingDefaults(to options: ProcessingOptions) -> ProcessingOptions {
         guard let autoQuality = limits.autoQuality, options.autoquality == nil, options.quality == nil, options.formatQuality.isEmpty else { return options }

@@ -32,13 +32,19 @@ struct OptionArguments {
         return value
     }
 
+    /// The number at `index` in `range`, or nil when it is left out (imgproxy's default then).
+    func number(at index: Int, in range: ClosedRange<Double>) throws(ProcessingError) -> Double? {
+        guard let text = self[index] else { return nil }
+        return try number(text, in: range)
+    }
+
     /// `type:x:y` from position `start`: a gravity and its offsets (`fp:x:y`: the point, 0–1 each).
     func gravity(from start: Int) throws(ProcessingError) -> (RenderSpec.Gravity, RenderSpec.Offset) {
         guard arguments.count <= start + 3 else { throw invalid(arguments.joined(separator: ":"), "a gravity and at most two offsets") }
         let gravity = try choice(self[start] ?? "", RenderSpec.Gravity.self)
         let range: ClosedRange<Double> = gravity == .focusPoint ? 0...1 : -65_535...65_535
-        let (x, y) = (try self[start + 1].map { value throws(ProcessingError) in try number(value, in: range) } ?? (gravity == .focusPoint ? 0.5 : 0),
-                      try self[start + 2].map { value throws(ProcessingError) in try number(value, in: range) } ?? (gravity == .focusPoint ? 0.5 : 0))
+        let unset = gravity == .focusPoint ? 0.5 : 0
+        let (x, y) = (try number(at: start + 1, in: range) ?? unset, try number(at: start + 2, in: range) ?? unset)
         if gravity == .attention, x != 0 || y != 0 { throw invalid("\(x):\(y)", "no offsets with sm") }
         return (gravity, RenderSpec.Offset(x: x, y: y))
     }

@@ -197,10 +197,9 @@ enum OptionTable {
                 guard gravity != .attention, gravity != .focusPoint else { throw option.invalid(name, "a compass gravity (ce, no, so, ea, we, noea, nowe, soea, sowe) or re") }
                 placement = .gravity(gravity)
             }
-            let offset = RenderSpec.Offset(x: try option[2].map { value throws(ProcessingError) in try option.number(value, in: -65_535...65_535) } ?? 0,
-                                           y: try option[3].map { value throws(ProcessingError) in try option.number(value, in: -65_535...65_535) } ?? 0)
+            let offset = RenderSpec.Offset(x: try option.number(at: 2, in: -65_535...65_535) ?? 0, y: try option.number(at: 3, in: -65_535...65_535) ?? 0)
             options.watermark = .init(opacity: opacity, placement: placement, offset: offset,
-                                      scale: try option[4].map { value throws(ProcessingError) in try option.number(value, in: 0...10) } ?? 0)
+                                      scale: try option.number(at: 4, in: 0...10) ?? 0)
         }, canonical: { options, _, _ in
             guard let mark = options.watermark else { return "" }
             let position = switch mark.placement {

@@ -217,7 +217,7 @@ public struct ProcessingOptions: Sendable, Equatable {
         case "ssimulacra2":
             guard let target = option[1] else { throw option.invalid("", "a score after ssimulacra2: (90 visually lossless, 80 very high, 70 high)") }
             return .init(score: try option.number(target, in: 10...100), qualities: try qualities(30...95),
-                         allowedError: try option[4].map { value throws(ProcessingError) in try option.number(value, in: 0...10) } ?? 0)
+                         allowedError: try option.number(at: 4, in: 0...10) ?? 0)
         default:
             throw option.invalid(option[0] ?? "", "size, ssimulacra2 or none")
         }
