@@ -1,5 +1,14 @@
-# Sourced by options.sh and perceptual.sh: a fresh service on PORT over a root, and cache misses sent
-# to it one at a time on one kept-alive connection.
+# Sourced by options.sh and perceptual.sh, with ROOT, CORPUS, WORK, IMAGES and PORT set: the root a
+# service serves, a fresh service on PORT over it, and cache misses sent to it one at a time on one
+# kept-alive connection.
+source "$ROOT/Benchmarks/images.sh"
+
+# photo_root: $WORK/root made afresh, with images.sh's 28 distinct 2K JPEGs as photos/.
+photo_root() {
+    images
+    rm -rf "$WORK/root" && mkdir -p "$WORK/root"
+    cp -r "$IMAGES/2k" "$WORK/root/photos"
+}
 
 # start_service BIN ROOT [FLAGS...]: serve ROOT unsigned on loopback; returns once /health answers.
 start_service() {

@@ -13,11 +13,9 @@ CORPUS=${CORPUS:-$ROOT/../shared/corpus}
 WORK=$ROOT/.build-bench/options
 IMAGES=$WORK/images
 PORT=18191
-source "$ROOT/Benchmarks/images.sh"
 source "$ROOT/Benchmarks/misses.sh"
-images
-rm -rf "$WORK/root" && mkdir -p "$WORK/root/gifs" "$WORK/root/heic"
-cp -r "$IMAGES/2k" "$WORK/root/photos"
+photo_root
+mkdir -p "$WORK/root/gifs" "$WORK/root/heic"
 for n in $(seq -w 0 27); do cp "$CORPUS/photos/iphone_13_pro_max.HEIC" "$WORK/root/heic/$n.heic"; done
 python3 - "$WORK/root/gifs" <<'PY'
 import sys

@@ -13,11 +13,9 @@ CORPUS=${CORPUS:-$ROOT/../shared/corpus}
 WORK=$ROOT/.build-bench/perceptual
 IMAGES=$WORK/images
 PORT=18192
-source "$ROOT/Benchmarks/images.sh"
 source "$ROOT/Benchmarks/misses.sh"
-images
-rm -rf "$WORK/root" "$WORK/out" "$WORK/targets" && mkdir -p "$WORK/root" "$WORK/out"
-cp -r "$IMAGES/2k" "$WORK/root/photos"
+photo_root
+rm -rf "$WORK/out" "$WORK/targets" && mkdir -p "$WORK/out"
 python3 -c "import ssimulacra2" 2>/dev/null || python3 -m pip install --quiet --break-system-packages ssimulacra2==0.3.0
 
 start() { start_service "$BIN" "$WORK/root"; }
