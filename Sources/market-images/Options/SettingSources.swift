@@ -102,9 +102,8 @@ final class SettingSources {
 
     /// Warnings for the `IMGPROXY_*` names given that `serve` does not read (`ImgproxySettings`).
     func imgproxyWarnings() -> [String] {
-        let given = environmentNames.union(file?.contents.values.keys ?? [:].keys).filter { $0.hasPrefix("IMGPROXY_") }
         // Values are read as any variable is, but only for the switches compared, never echoed otherwise.
-        return given.sorted().compactMap { name in
+        given(prefix: "IMGPROXY_").sorted().compactMap { name in
             ImgproxySettings.warning(name, value: reader.string(forKey: ConfigKey([name]), isSecret: true) ?? "")
         }
     }
@@ -112,8 +111,12 @@ final class SettingSources {
     /// `MARKET_IMAGES_*` names in the environment or the file that no setting read: a misspelling
     /// (`MARKET_IMAGES_CAHCE`) would otherwise be ignored without a word. Call after every setting is read.
     func unknownNames() -> [String] {
-        let given = environmentNames.union(file?.contents.values.keys ?? [:].keys).filter { $0.hasPrefix("MARKET_IMAGES_") }
-        return given.subtracting(asked).subtracting(Self.readElsewhere).sorted()
+        given(prefix: "MARKET_IMAGES_").subtracting(asked).subtracting(Self.readElsewhere).sorted()
+    }
+
+    /// The variables starting with `prefix` given in the environment or the file.
+    private func given(prefix: String) -> Set<String> {
+        environmentNames.union(file?.contents.values.keys ?? [:].keys).filter { $0.hasPrefix(prefix) }
     }
 
     /// How a setting was given, to name it in an error: `--cache`, or `MARKET_IMAGES_CACHE`.
