@@ -188,6 +188,11 @@ static inline int mi_avifsave_buffer(VipsImage *in, void **buf, size_t *len, int
                                 "effort", effort, "strip", TRUE, NULL);
 }
 
+/* JPEG XL as a bare codestream (no container, so no box for EXIF or XMP); `effort` 3 (fastest) to 9. */
+static inline int mi_jxlsave_buffer(VipsImage *in, void **buf, size_t *len, int quality, int effort) {
+    return vips_jxlsave_buffer(in, buf, len, "Q", quality, "effort", effort, "strip", TRUE, NULL);
+}
+
 /* `in` on a `width`×`height` canvas at (x, y), the rest filled with `background` (one value per band). */
 static inline int mi_embed(VipsImage *in, VipsImage **out, int x, int y, int width, int height, const double *background, int bands) {
     VipsArrayDouble *colour = vips_array_double_new(background, bands);

@@ -143,6 +143,7 @@ public struct ServiceConfiguration: Sendable {
         check((1...100).contains(limits.defaultQuality), "quality", "takes 1 to 100")
         check(limits.formatQuality.values.allSatisfy((1...100).contains), "format-quality", "takes FORMAT=QUALITY pairs, each quality 1 to 100")
         check(EncoderSettings.avifEffortRange.contains(limits.encoder.avifEffort), "avif-effort", "takes 0 (fastest) to 9")
+        check(EncoderSettings.jxlEffortRange.contains(limits.encoder.jxlEffort), "jxl-effort", "takes 3 (fastest) to 9")
         check(cacheSize > 0, "cache-size", "must be positive")
         check(memoryCache >= 0, "memory-cache", "must be 0 or more")
         check(maxSourceBytes > 0, "max-source-bytes", "must be positive")

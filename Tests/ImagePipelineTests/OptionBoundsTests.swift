@@ -86,4 +86,12 @@ final class OptionBoundsTests: XCTestCase {
         }
     }
 
+    /// Uploads are what the OpenMarket server takes, JPEG or PNG; every other format is refused by name.
+    func testPrepareWritesOnlyWhatTheServerTakes() {
+        for format in OutputFormat.allCases {
+            var options = PrepareOptions()
+            options.format = format
+            XCTAssertEqual(options.problems.map(\.code).contains("invalid-option"), ![.jpeg, .png].contains(format), "\(format)")
+        }
+    }
 }

@@ -10,7 +10,8 @@ public func readBack(_ data: Data, in folder: String, name: String = UUID().uuid
 }
 
 /// Metadata found by walking the container itself, independently of libvips: JPEG APPn segments, PNG
-/// ancillary chunks, WebP chunks, and HEIF/AVIF items (`Exif`, `mime` for XMP) and ICC `colr` boxes.
+/// ancillary chunks, WebP chunks, HEIF/AVIF items (`Exif`, `mime` for XMP) and ICC `colr` boxes, and
+/// JPEG XL's boxes (a bare codestream has none, so nowhere to hold metadata).
 public enum ContainerMetadata {
     public static func kinds(in data: Data) -> [String] {
         let bytes = [UInt8](data)
@@ -18,6 +19,8 @@ public enum ContainerMetadata {
         if bytes.starts(with: [0x89, 0x50, 0x4E, 0x47]) { return pngKinds(bytes) }
         if bytes.starts(with: Array("RIFF".utf8)), bytes.count > 12, bytes[8..<12].elementsEqual("WEBP".utf8) { return webpKinds(bytes) }
         if bytes.count > 12, bytes[4..<8].elementsEqual("ftyp".utf8) { return heifKinds(bytes) }
+        if bytes.starts(with: [0xFF, 0x0A]) { return [] }
+        if bytes.starts(with: [0, 0, 0, 0x0C, 0x4A, 0x58, 0x4C, 0x20]) { return jxlKinds(bytes) }
         return ["unknown container"]
     }
 
@@ -60,6 +63,21 @@ public enum ContainerMetadata {
             default: break
             }
             offset += 2 + length
+        }
+        return kinds
+    }
+
+    /// A JPEG XL container's boxes: `Exif`, `xml ` (XMP), `jumb` (JUMBF), also when Brotli-wrapped (`brob`).
+    private static func jxlKinds(_ bytes: [UInt8]) -> [String] {
+        var kinds: [String] = []
+        var offset = 0
+        while offset + 8 <= bytes.count {
+            let length = bytes[offset..<offset + 4].reduce(0) { $0 << 8 | Int($1) }
+            var type = String(decoding: bytes[offset + 4..<offset + 8], as: UTF8.self)
+            if type == "brob", offset + 12 <= bytes.count { type = String(decoding: bytes[offset + 8..<offset + 12], as: UTF8.self) }
+            if let kind = ["Exif": "EXIF", "xml ": "XMP", "jumb": "JUMBF"][type] { kinds.append(kind) }
+            guard length >= 8 else { break } // 0: the last box runs to the end
+            offset += length
         }
         return kinds
     }

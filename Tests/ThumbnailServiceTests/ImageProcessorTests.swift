@@ -41,11 +41,13 @@ final class ImageProcessorTests: FolderTestCase {
             ("maxAnimationFramePixels", { $0.maxAnimationFramePixels = 1000 }, false),
             ("encoder.progressive", { $0.encoder.progressive = false }, true),
             ("encoder.avifEffort", { $0.encoder.avifEffort = 4 }, true),
+            ("encoder.jxlEffort", { $0.encoder.jxlEffort = 7 }, true),
             // These decide what is refused, or which format is chosen (the format is in the tag).
             ("maxPixels", { $0.maxPixels = 1000 }, false),
             ("maxRenderMemory", { $0.maxRenderMemory = 64 << 20 }, false),
             ("renderTimeout", { $0.renderTimeout = .seconds(1) }, false),
             ("autoAVIF", { $0.autoAVIF = true }, false),
+            ("autoJXL", { $0.autoJXL = true }, false),
         ]
         let base = ImageProcessor.Limits()
         let stored = Mirror(reflecting: base).children.compactMap(\.label).filter { $0 != "encoder" }
@@ -70,6 +72,12 @@ final class ImageProcessorTests: FolderTestCase {
             XCTAssertEqual(processor.format(for: options, accept: refusal + ", image/jpeg", sourceHasAlpha: false).format, .jpeg, refusal)
         }
         XCTAssertEqual(processor.format(for: options, accept: "image/webp ; q = 0.5", sourceHasAlpha: false).format, .webp)
+        var limits = ImageProcessor.Limits()
+        (limits.autoJXL, limits.autoAVIF) = (true, true)
+        let both = ImageProcessor(limits: limits)
+        XCTAssertEqual(both.format(for: options, accept: "image/webp,image/avif,image/jxl", sourceHasAlpha: false).format, .jxl, "JPEG XL first")
+        XCTAssertEqual(both.format(for: options, accept: "image/jxl;q=0,image/avif", sourceHasAlpha: false).format, .avif)
+        XCTAssertEqual(processor.format(for: options, accept: "image/jxl,image/webp", sourceHasAlpha: false).format, .webp, "only with autoJXL")
         XCTAssertEqual(processor.format(for: options, accept: nil, sourceHasAlpha: true).format, .png)
         options.maxBytes = 20_000
         XCTAssertEqual(processor.format(for: options, accept: nil, sourceHasAlpha: true).format, .jpeg, "a budget needs a quality to lower")

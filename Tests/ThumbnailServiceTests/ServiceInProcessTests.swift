@@ -236,6 +236,54 @@ final class ServiceInProcessTests: ServiceTestCase {
         XCTAssertEqual(tooMuch.problems.map(\.setting), ["avif-effort"])
     }
 
+    /// JPEG XL by URL (`f:jxl`, and `fq:jxl:…`) and, with `autoJXL`, by `Accept` before AVIF and
+    /// WebP: Safari 17's header; a `q=0` refuses it. libjxl's `djxl` decodes it to the size asked;
+    /// ExifTool finds nothing; a byte budget holds; another effort is another ETag.
+    func testJPEGXLByURLAndByAccept() async throws {
+        var configuration = configuration()
+        (configuration.limits.autoJXL, configuration.limits.autoAVIF) = (true, true)
+        let list = path(["pr:list", "dpr:3"]), budgeted = path(["rs:fit:1000:1000", "mb:12000"], format: "jxl")
+        let (square, lowerQuality) = (path(["rs:fill:240:240"]), path(["rs:fill:240:240", "fq:jxl:40"]))
+        let safari = "image/webp,image/avif,image/jxl,image/heic,image/heic-sequence,video/*;q=0.8,image/png,image/svg+xml,image/*;q=0.8,*/*;q=0.5"
+        let folder = root
+        try await withService(configuration) { _, client in
+            let jxl = try await client.execute(uri: list, method: .get, headers: [.accept: safari]) { $0 }
+            XCTAssertEqual(jxl.headers[.contentType], "image/jxl")
+            XCTAssertEqual(jxl.headers[.vary], "Accept")
+            let bytes = Data(buffer: jxl.body)
+            let decoded = try readBack(try Djxl.png(from: bytes, in: folder), in: folder).image
+            XCTAssertEqual([decoded.width, decoded.height], [240, 240])
+            try bytes.write(to: URL(fileURLWithPath: folder + "/list.jxl"))
+            XCTAssertEqual(try Exiftool.metadata(in: [folder + "/list.jxl"]).values.flatMap { $0 }, [], "no metadata")
+
+            let refused = try await client.execute(uri: list, method: .get, headers: [.accept: "image/jxl;q=0, image/avif"]) { $0 }
+            XCTAssertEqual(refused.headers[.contentType], "image/avif")
+            let budget = try await client.execute(uri: budgeted, method: .get) { $0 }
+            XCTAssertEqual(budget.headers[.contentType], "image/jxl")
+            XCTAssertLessThanOrEqual(budget.body.readableBytes, 12_000)
+            // The default quality is imgproxy's for JPEG XL (77); `fq` names another.
+            let usual = try await client.execute(uri: square, method: .get, headers: [.accept: safari]) { $0 }
+            let lower = try await client.execute(uri: lowerQuality, method: .get, headers: [.accept: safari]) { $0 }
+            XCTAssertEqual([usual.headers[.contentType], lower.headers[.contentType]], ["image/jxl", "image/jxl"])
+            XCTAssertLessThan(lower.body.readableBytes, usual.body.readableBytes)
+        }
+        let jxlList = path(["pr:list", "dpr:3"], format: "jxl")
+        let tags = Locked<Set<String>>([])
+        for effort in [4, 7] {
+            var configuration = self.configuration()
+            configuration.limits.encoder.jxlEffort = effort
+            try await withService(configuration) { _, client in
+                let answer = try await client.execute(uri: jxlList, method: .get) { $0 }
+                XCTAssertEqual(answer.headers[.contentType], "image/jxl")
+                tags.withLock { _ = $0.insert(answer.headers[.eTag] ?? "") }
+            }
+        }
+        XCTAssertEqual(tags.current.count, 2)
+        var tooLittle = self.configuration()
+        tooLittle.limits.encoder.jxlEffort = 2
+        XCTAssertEqual(tooLittle.problems.map(\.setting), ["jxl-effort"])
+    }
+
     /// JPEGs are progressive unless the service is started for baseline, which changes their ETags.
     func testJPEGsAreProgressiveUnlessBaselineIsConfigured() async throws {
         let grid = path(["pr:grid", "dpr:2"], format: "jpg")

@@ -3,21 +3,33 @@
 /// to on load, plus the output's pixels. A service admits renders by it (a small file can cost
 /// gigabytes: a progressive JPEG keeps every DCT coefficient, a GIF decodes onto its whole screen).
 public enum DecodeCost {
+    /// Bytes an encoder that holds the whole image keeps per output pixel: libaom 28 for AVIF (it
+    /// held 21 for a 4096×3072 image), libjxl 52 for JPEG XL up to effort 8 and 260 at 9 (peak memory
+    /// of a 4096² noise image, 0.85 and 4.4 GB). nil: the others encode as rows arrive.
+    static func encoderBytesPerPixel(_ format: OutputFormat, _ encoder: EncoderSettings) -> Double? {
+        switch format {
+        case .avif: 28
+        case .jxl: encoder.jxlEffort >= 9 ? 260 : 52
+        case .jpeg, .png, .webp: nil
+        }
+    }
+
     /// Bytes a render of a source with `header` into `box` (upright; `DecodedImage.unbounded` for a
     /// free side) holds at most, for an output of at most `outputPixels` (by default the source
-    /// fitted into the box, never enlarged; see `RenderSpec.outputPixelBound`) in `format`.
-    /// An animation's `frames` each cost their output and their share of the decode.
+    /// fitted into the box, never enlarged; see `RenderSpec.outputPixelBound`) in `format`, encoded
+    /// with `encoder`. An animation's `frames` each cost their output and their share of the decode.
     public static func bytes(header: ImageHeader, box: (width: Int, height: Int), outputPixels: Int? = nil,
-                             format: OutputFormat = .jpeg, frames: Int = 1) -> Int {
+                             format: OutputFormat = .jpeg, encoder: EncoderSettings = EncoderSettings(), frames: Int = 1) -> Int {
         let pixels = Double(header.width) * Double(header.height)
         let fit = min(1, Double(box.width) / Double(max(1, header.uprightWidth)), Double(box.height) / Double(max(1, header.uprightHeight)))
         // The output and the working copies around it (resize, crop, encode): four of its RGBA size
         // for the photo's own pixels, two for what enlarging, extending or padding adds (filled as
-        // it is encoded: 6 bytes a pixel measured on a 4096² canvas); for AVIF, 28 for every output
-        // pixel (libaom held 21 for a 4096×3072 one). And what any render holds whatever its size
+        // it is encoded: 6 bytes a pixel measured on a 4096² canvas); for AVIF and JPEG XL, what their
+        // encoder holds for every output pixel. And what any render holds whatever its size
         // (libvips' buffers, a colour transform's tables).
         let fitted = pixels * fit * fit, asked = max(fitted, outputPixels.map(Double.init) ?? fitted)
-        let output = (format == .avif ? 28 * asked : 16 * fitted + 8 * (asked - fitted)) * Double(frames) + Double(fixedBytes)
+        let perPixel = encoderBytesPerPixel(format, encoder).map { $0 * asked } ?? 16 * fitted + 8 * (asked - fitted)
+        let output = perPixel * Double(frames) + Double(fixedBytes)
         let decoder: Double
         switch header.format {
         case "JPEG":

@@ -85,6 +85,21 @@ public struct DecodedImage: Sendable {
         return DecodedImage(image: decoded, source: header, sourceScale: Double(decoded.width) / Double(max(1, header.uprightWidth)))
     }
 
+    /// Bytes this process encoded, decoded whole as a viewer decodes them (to score them): no
+    /// allow-list, since they are ours (JPEG XL among them, which no source may be), and no source
+    /// decode counted.
+    static func readingBack(_ data: Data) throws(ImagePipelineError) -> DecodedImage {
+        let origin = VipsErrorLog.Source(loader: "read-back", format: "output", fileName: nil)
+        let damaged = { (detail: String) in ImagePipelineError.processingFailed(detail: detail) }
+        let decoded = try ImageSource.pinning(data) { bytes throws(ImagePipelineError) in
+            try VipsImageHandle.make(origin: origin, damaged) { mi_load_buffer(bytes.baseAddress, bytes.count, $0) }
+                .normalisedTo8BitDisplay().materialized()
+        }
+        mi_remove_blob_fields(decoded.pointer)
+        VipsErrorLog.drain()
+        return DecodedImage(image: decoded, source: ImageHeader(decoded))
+    }
+
     /// A box side that does not constrain: libvips' own coordinate limit.
     static let unbounded = Int(VIPS_MAX_COORD)
 

@@ -8,10 +8,15 @@ public struct EncoderSettings: Sendable, Hashable, Codable {
     /// SSIMULACRA2, at 25–30× the encode time (BENCHMARKS.md).
     public var avifEffort = 0
 
-    public static let avifEffortRange = 0...9
+    /// libjxl's effort for JPEG XL, 3 (fastest libvips 8.14 allows) to 9; 4 is imgproxy's default.
+    public var jxlEffort = 4
 
-    public init(progressive: Bool = true, avifEffort: Int = 0) {
+    public static let avifEffortRange = 0...9
+    public static let jxlEffortRange = 3...9
+
+    public init(progressive: Bool = true, avifEffort: Int = 0, jxlEffort: Int = 4) {
         self.progressive = progressive
         self.avifEffort = avifEffort
+        self.jxlEffort = jxlEffort
     }
 }

@@ -2,7 +2,7 @@ import CVips
 import Foundation
 
 /// The one place pixels become bytes, for every format: JPEG flattened onto white with chroma
-/// subsampling pinned (see the shim), PNG, WebP with its container stripped of metadata, and AVIF.
+/// subsampling pinned (see the shim), PNG, WebP with its container stripped of metadata, AVIF, and JPEG XL as a bare codestream.
 enum ImageEncoder {
 
     static func encode(_ image: DecodedImage, as format: OutputFormat, quality: Int, settings: EncoderSettings) throws(ImagePipelineError) -> Data {
@@ -19,6 +19,9 @@ enum ImageEncoder {
         case .avif:
             let effort = try VipsArgument.int32(settings.avifEffort, "avif-effort")
             return try pixels.save(failure: failure) { mi_avifsave_buffer($0, $1, $2, q, effort) }
+        case .jxl:
+            let effort = try VipsArgument.int32(settings.jxlEffort, "jxl-effort")
+            return try pixels.save(failure: failure) { mi_jxlsave_buffer($0, $1, $2, q, effort) }
         }
     }
 }

@@ -1,9 +1,11 @@
-/// Encodings the pipeline writes. The OpenMarket server takes JPEG and PNG; WebP is for local thumbnails.
+/// Encodings the pipeline writes. The OpenMarket server takes JPEG and PNG; WebP, AVIF and JPEG XL are
+/// for thumbnails.
 public enum OutputFormat: String, Sendable, Codable, CaseIterable {
     case jpeg
     case png
     case webp
     case avif
+    case jxl
 
     public var mimeType: String {
         switch self {
@@ -11,6 +13,7 @@ public enum OutputFormat: String, Sendable, Codable, CaseIterable {
         case .png: "image/png"
         case .webp: "image/webp"
         case .avif: "image/avif"
+        case .jxl: "image/jxl"
         }
     }
 
@@ -20,10 +23,12 @@ public enum OutputFormat: String, Sendable, Codable, CaseIterable {
         case .png: "png"
         case .webp: "webp"
         case .avif: "avif"
+        case .jxl: "jxl"
         }
     }
 
-    /// Whether it holds an animation (WebP; AVIF sequences are not written).
+    /// Whether it holds an animation (WebP; AVIF sequences and animated JPEG XL are not written: browsers
+    /// do not play the latter).
     public var animates: Bool { self == .webp }
 
     /// JPEG has no alpha channel: transparent areas are flattened onto white, never left black.

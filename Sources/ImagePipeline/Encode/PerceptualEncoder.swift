@@ -22,7 +22,7 @@ struct PerceptualEncoder {
     /// SSIMULACRA2 points a quality step gains, until two scores measure it: JPEG's in the 60s to 80s.
     static let pointsPerQuality = 0.7
     /// The farthest one secant step goes.
-    static let longestStep = 10
+    static let longestStep = 20
 
     /// Whether an output of `image` in `format` has a quality to choose and a score to choose it by:
     /// not PNG, not an animation, at least 8 pixels on a side.
@@ -35,7 +35,7 @@ struct PerceptualEncoder {
         let reference = try Ssimulacra2.Reference(image)
         /// Encoded bytes as a viewer decodes them, against the pixels they came from.
         func judge(_ data: Data) throws(ImagePipelineError) -> Double {
-            try reference.score(try DecodedImage.decode(.data(data), maxPixels: .max) { _ in (image.width, image.height) })
+            try reference.score(try DecodedImage.readingBack(data))
         }
         func score(_ quality: Int) throws(ImagePipelineError) -> Double {
             if let known = tried[quality] { return known.score }

@@ -54,7 +54,7 @@ public struct PrepareOptions: Sendable, Equatable, Codable {
         if let targetScore, !Self.scoreRange.contains(targetScore) {
             problems.append(.invalidOption(name: "target-score", value: String(targetScore), allowed: "10 to 100 (90 visually lossless, 80 very high, 70 high)"))
         }
-        if format == .webp || format == .avif {
+        if ![.jpeg, .png].contains(format) {
             problems.append(.invalidOption(name: "format", value: format.rawValue, allowed: "jpeg or png (the server takes nothing else)"))
         }
         return problems

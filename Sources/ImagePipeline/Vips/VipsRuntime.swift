@@ -13,6 +13,11 @@ public enum VipsRuntime {
         vips_cache_set_max(0)
         // Loaders not meant for hostile input (ImageMagick, FITS, matrix, ...) must never see a seller's file.
         vips_block_untrusted_set(1)
+        // JPEG XL is marked untrusted on 8.14, its saver too. The saver only sees our pixels; the
+        // loader only our own outputs read back to score them, since every source passes the
+        // allow-list (`ImageHeader`), which has no JPEG XL, before a loader opens it.
+        vips_operation_block_set("VipsForeignSaveJxl", 0)
+        vips_operation_block_set("VipsForeignLoadJxl", 0)
         if ProcessInfo.processInfo.environment["MARKET_IMAGES_VIPS_WARNINGS"] == nil {
             mi_silence_warnings()
         }

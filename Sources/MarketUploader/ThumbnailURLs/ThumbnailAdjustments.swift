@@ -13,7 +13,7 @@ public struct ThumbnailAdjustments: Sendable, Equatable {
     /// Sharpen sigma (0: none).
     public var sharpen = 0.0
     public var watermark: Watermark?
-    /// Quality by format (`jpg`, `webp`, `avif`, `png`) when the URL fixes none, imgproxy's `fq`.
+    /// Quality by format (`jpg`, `webp`, `avif`, `jxl`, `png`) when the URL fixes none, imgproxy's `fq`.
     public var formatQuality: [String: Int] = [:]
 
     public struct Watermark: Sendable, Equatable {

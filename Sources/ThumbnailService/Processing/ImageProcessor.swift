@@ -9,8 +9,9 @@ public struct ImageProcessor: Sendable {
         /// Quality when the URL gives none.
         public var defaultQuality = 80
         /// A format's quality when the URL gives none, instead of `defaultQuality` (`--format-quality`,
-        /// imgproxy's `IMGPROXY_FORMAT_QUALITY`): AVIF's scale reaches JPEG's look at lower numbers.
-        public var formatQuality: [OutputFormat: Int] = [.avif: 63]
+        /// imgproxy's `IMGPROXY_FORMAT_QUALITY`, and its defaults): AVIF's and JPEG XL's scales reach
+        /// JPEG's look at lower numbers.
+        public var formatQuality: [OutputFormat: Int] = [.avif: 63, .jxl: 77]
         /// No output side is larger, whatever the URL asks (`--max-output-edge`).
         public var maxOutputEdge = 4096
         /// Sources with more pixels are refused from their header (`--max-pixels`).
@@ -34,7 +35,10 @@ public struct ImageProcessor: Sendable {
         /// AVIF for clients whose `Accept` lists it, before WebP (`--auto-avif`, imgproxy's
         /// `IMGPROXY_AUTO_AVIF`): smaller still, at more encode time.
         public var autoAVIF = false
-        /// Progressive JPEGs (`--baseline-jpeg` off) and the AVIF effort (`--avif-effort`).
+        /// JPEG XL for clients whose `Accept` lists it (`--auto-jxl`, imgproxy's `IMGPROXY_AUTO_JXL`;
+        /// Safari 17 and iOS 17 send it), before AVIF and WebP.
+        public var autoJXL = false
+        /// Progressive JPEGs (`--baseline-jpeg` off) and the AVIF and JPEG XL efforts.
         public var encoder = EncoderSettings()
 
         public init() {}
@@ -46,10 +50,12 @@ public struct ImageProcessor: Sendable {
         self.limits = limits
     }
 
-    /// The format of the response: the URL's, else AVIF (with `autoAVIF`) or WebP when the client
-    /// accepts it, else PNG for a source with transparency and no byte budget, else JPEG.
+    /// The format of the response: the URL's, else JPEG XL (with `autoJXL`), AVIF (with `autoAVIF`)
+    /// or WebP when the client accepts it, else PNG for a source with transparency and no byte
+    /// budget, else JPEG.
     public func format(for options: ProcessingOptions, accept: String?, sourceHasAlpha: Bool) -> (format: OutputFormat, negotiated: Bool) {
         if let format = options.format { return (format, false) }
+        if limits.autoJXL, Self.accepts(accept, "image/jxl") { return (.jxl, true) }
         if limits.autoAVIF, Self.accepts(accept, "image/avif") { return (.avif, true) }
         if Self.accepts(accept, "image/webp") { return (.webp, true) }
         return (sourceHasAlpha && !options.hasByteBudget ? .png : .jpeg, true)
@@ -83,6 +89,7 @@ public struct ImageProcessor: Sendable {
         let identity = [source, fingerprint, options.canonical(format: format, defaultQuality: defaultQuality(for: format)),
                         "edge:\(limits.maxOutputEdge)", limits.encoder.progressive ? "" : "baseline", limits.draftDecode ? "draft" : "",
                         limits.encoder.avifEffort == 0 ? "" : "avif-effort:\(limits.encoder.avifEffort)",
+                        limits.encoder.jxlEffort == 4 ? "" : "jxl-effort:\(limits.encoder.jxlEffort)",
                         limits.maxAnimationFrames == 1 ? "" : "frames:\(limits.maxAnimationFrames)"].joined(separator: "\n")
         return "\"" + Fingerprint.hex(identity) + "\""
     }

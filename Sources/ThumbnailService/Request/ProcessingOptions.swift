@@ -229,7 +229,8 @@ public struct ProcessingOptions: Sendable, Equatable {
         case "png": .png
         case "webp": .webp
         case "avif": .avif
-        default: throw .invalidArgument(option: "format", value: name, expected: "jpg, png, webp or avif")
+        case "jxl": .jxl
+        default: throw .invalidArgument(option: "format", value: name, expected: "jpg, png, webp, avif or jxl")
         }
     }
 

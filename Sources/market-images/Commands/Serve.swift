@@ -141,7 +141,7 @@ struct Serve: AsyncParsableCommand {
     @Option(help: "Quality when the URL gives none (default: \(defaults.limits.defaultQuality)).")
     var quality: Int?
 
-    @Option(help: ArgumentHelp("A format's quality when the URL gives none, FORMAT=QUALITY comma-separated, e.g. webp=79,avif=63 (default: avif=63).", valueName: "list"))
+    @Option(help: ArgumentHelp("A format's quality when the URL gives none, FORMAT=QUALITY comma-separated, e.g. webp=79,avif=63 (default: avif=63,jxl=77).", valueName: "list"))
     var formatQuality: String?
 
     @Option(help: ArgumentHelp("The quality choice of URLs that make none (no aq, q or fq): ssimulacra2:SCORE[:MIN:MAX], the smallest quality that looks that good, or size:BYTES[:MIN:MAX] (default: off).", valueName: "method"))
@@ -161,6 +161,12 @@ struct Serve: AsyncParsableCommand {
 
     @Flag(inversion: .prefixedNo, help: "Answer AVIF to clients whose Accept lists image/avif (before WebP) when the URL names no format; smaller, slower to encode.")
     var autoAvif: Bool?
+
+    @Option(help: ArgumentHelp("libjxl's effort for JPEG XL, 3 (fastest) to 9 (default: \(defaults.limits.encoder.jxlEffort)).", valueName: "n"))
+    var jxlEffort: Int?
+
+    @Flag(inversion: .prefixedNo, help: "Answer JPEG XL to clients whose Accept lists image/jxl (Safari 17, iOS 17), before AVIF and WebP, when the URL names no format.")
+    var autoJxl: Bool?
 
     @Option(name: .customLong("preset"), parsing: .singleValue, help: "A preset NAME=OPTIONS, e.g. card=rs:fill:300:200/g:sm; repeatable.")
     var presets: [String] = []
@@ -237,8 +243,10 @@ struct Serve: AsyncParsableCommand {
                                                                      default: Int(configuration.limits.renderTimeout?.components.seconds ?? 10)))
         configuration.limits.draftDecode = try from.isOn(fastDecode, "fast-decode")
         configuration.limits.autoAVIF = try from.isOn(autoAvif, "auto-avif")
+        configuration.limits.autoJXL = try from.isOn(autoJxl, "auto-jxl")
         configuration.limits.encoder = EncoderSettings(progressive: try !from.isOn(baselineJPEG, "baseline-jpeg"),
-                                                       avifEffort: try from.value(avifEffort, "avif-effort", default: configuration.limits.encoder.avifEffort))
+                                                       avifEffort: try from.value(avifEffort, "avif-effort", default: configuration.limits.encoder.avifEffort),
+                                                       jxlEffort: try from.value(jxlEffort, "jxl-effort", default: configuration.limits.encoder.jxlEffort))
         configuration.presets = try from.list(presets, "preset").reduce(into: [:]) { table, text in
             let parts = text.split(separator: "=", maxSplits: 1).map(String.init)
             guard parts.count == 2, !parts[0].isEmpty else { throw ValidationError("\(from.origin(of: "preset")) takes NAME=OPTIONS; got \"\(text)\"") }
@@ -274,7 +282,7 @@ struct Serve: AsyncParsableCommand {
             let parts = pair.split(separator: "=").map { $0.trimmingCharacters(in: .whitespaces) }
             guard parts.count == 2, let quality = Int(parts[1]),
                   let format = OutputFormat(rawValue: parts[0].lowercased() == "jpg" ? "jpeg" : parts[0].lowercased()) else {
-                throw ValidationError("\(setting) takes FORMAT=QUALITY pairs (jpeg, png, webp, avif), e.g. webp=79,avif=63; got \(Terminal.display(text))")
+                throw ValidationError("\(setting) takes FORMAT=QUALITY pairs (jpeg, png, webp, avif, jxl), e.g. webp=79,avif=63; got \(Terminal.display(text))")
             }
             table[format] = quality
         }

@@ -50,6 +50,9 @@ enum ImgproxySettings {
         "IMGPROXY_AVIF_SPEED": .setting("avif-effort", convert: { Int($0).map { String(9 - $0) } ?? $0 }),
         "IMGPROXY_AUTO_AVIF": .setting("auto-avif"),
         "IMGPROXY_ENABLE_AVIF_DETECTION": .setting("auto-avif"),
+        "IMGPROXY_AUTO_JXL": .setting("auto-jxl"),
+        // libvips 8.14 takes 3 to 9; imgproxy's 1 and 2 are the fastest there is here.
+        "IMGPROXY_JXL_EFFORT": .setting("jxl-effort", convert: { Int($0).map { String(max($0, 3)) } ?? $0 }),
         "IMGPROXY_PRESETS": .setting("preset"),
         "IMGPROXY_ONLY_PRESETS": .setting("only-presets"),
         "IMGPROXY_FALLBACK_IMAGE_PATH": .setting("fallback-image"),

@@ -64,14 +64,14 @@ final class PrepareCommandTests: FolderTestCase {
         }
         let root = try temporaryFolder(self)
         let runs = [["prepare"], ["prepare", "--format", "png", "--max-bytes", "2000000"],
-                    ["thumbs"], ["thumbs", "--format", "webp"], ["prepare", "--thumbs", "--thumb-format", "webp"]]
+                    ["thumbs"], ["thumbs", "--format", "webp"], ["thumbs", "--format", "jxl"], ["prepare", "--thumbs", "--thumb-format", "webp"]]
         for (index, command) in runs.enumerated() {
             let result = try CommandLineTool.run(command + inputs + ["--out", "\(root)/\(index)"])
             XCTAssertEqual(result.status, 0, "\(command): \(result.stderr)")
         }
         let outputs = (FileManager.default.subpaths(atPath: root) ?? [])
-            .filter { ["jpg", "png", "webp"].contains(($0 as NSString).pathExtension) }.map { root + "/" + $0 }
-        XCTAssertGreaterThanOrEqual(outputs.count, inputs.count * (2 + 4 + 4 + 5), "every run wrote its outputs")
+            .filter { ["jpg", "png", "webp", "jxl"].contains(($0 as NSString).pathExtension) }.map { root + "/" + $0 }
+        XCTAssertGreaterThanOrEqual(outputs.count, inputs.count * (2 + 4 + 4 + 4 + 5), "every run wrote its outputs")
         let found = try Exiftool.metadata(in: outputs)
         XCTAssertEqual(found.count, outputs.count)
         for (path, tags) in found { XCTAssertEqual(tags, [], path) }

@@ -12,7 +12,21 @@ final class DeployTests: FolderTestCase {
         var description: String { "nginx is not installed; run scripts/setup --tests" }
     }
 
-    private func startNginx(upstream: Int) throws -> (port: Int, process: Process) {
+    /// The site's commented maps for `serve --auto-avif --auto-jxl`, uncommented in place of the
+    /// active WebP one, as its comment tells an operator to.
+    private func negotiatingEveryFormat(_ site: String) throws -> String {
+        var lines = site.components(separatedBy: "\n")
+        let active = try XCTUnwrap(lines.firstIndex(of: "map $market_images_webp $market_images_accept {"))
+        let end = try XCTUnwrap(lines[active...].firstIndex(of: "}"))
+        let header = try XCTUnwrap(lines.firstIndex { $0.hasPrefix("# adjust: with `serve --auto-avif --auto-jxl`") })
+        let first = try XCTUnwrap(lines[header...].firstIndex { $0.hasPrefix("# map ") })
+        let block = lines[first...].prefix { $0.hasPrefix("# map ") || $0.hasPrefix("#     ") || $0 == "# }" }.map { String($0.dropFirst(2)) }
+        XCTAssertEqual(block.filter { $0.hasPrefix("map ") }.count, 3)
+        lines.replaceSubrange(active...end, with: block)
+        return lines.joined(separator: "\n")
+    }
+
+    private func startNginx(upstream: Int, everyFormat: Bool = false) throws -> (port: Int, process: Process) {
         guard FileManager.default.isExecutableFile(atPath: "/usr/sbin/nginx") else { throw Missing() }
         let folder = root + "/nginx"
         try FileManager.default.createDirectory(atPath: folder + "/cache", withIntermediateDirectories: true)
@@ -25,6 +39,7 @@ final class DeployTests: FolderTestCase {
             XCTAssertTrue(site.contains(committed), "the site config still has \(committed)")
             site = site.replacingOccurrences(of: committed, with: local)
         }
+        if everyFormat { site = try negotiatingEveryFormat(site) }
         try site.write(toFile: folder + "/site.conf", atomically: true, encoding: .utf8)
         let temporaries = ["client_body", "proxy", "fastcgi", "uwsgi", "scgi"].map { "\($0)_temp_path \(folder)/\($0);" }.joined(separator: " ")
         let main = """
@@ -89,6 +104,32 @@ final class DeployTests: FolderTestCase {
         XCTAssertEqual(service.logLines(containing: " 403 ").count, 2, "refusals are not cached")
         let metrics = try await front.get("/metrics")
         XCTAssertEqual(metrics.status, 404, "metrics are not public")
+    }
+
+    /// With the site's maps for `--auto-avif --auto-jxl`: Safari 17 gets JPEG XL, Chrome AVIF, an
+    /// older browser WebP, each cached apart, and every Accept string of a kind shares its entry.
+    func testTheSitesMapsForJPEGXLAndAVIFNegotiateEveryFormat() async throws {
+        try copy("photos/jolla.jpg", to: "sku-1/IMG_1.jpg")
+        let service = try startService(["--root", input, "--auto-avif", "--auto-jxl"],
+                                       environment: ["MARKET_IMAGES_KEY": Self.key, "MARKET_IMAGES_SALT": Self.salt], secrets: [Self.key, Self.salt])
+        let nginx = try startNginx(upstream: try XCTUnwrap(service.base.port), everyFormat: true)
+        let front = LoopbackClient(base: URL(string: "http://127.0.0.1:\(nginx.port)")!)
+        try await front.waitUntilListening()
+        let path = try ThumbnailURLSigner(hexKey: Self.key, hexSalt: Self.salt).signedPath(options: ["pr:list", "dpr:2"], source: "local:///sku-1/IMG_1.jpg")
+        let browsers: [(accept: String, type: String, cache: String)] = [
+            ("image/webp,image/avif,image/jxl,image/heic,image/heic-sequence,video/*;q=0.8,image/png,image/svg+xml,image/*;q=0.8,*/*;q=0.5", "image/jxl", "MISS"),
+            ("image/jxl,*/*", "image/jxl", "HIT"),
+            ("image/avif,image/webp,image/apng,image/svg+xml,image/*,*/*;q=0.8", "image/avif", "MISS"),
+            ("image/jxl;q=0,image/avif,*/*", "image/avif", "HIT"),
+            ("image/webp,*/*", "image/webp", "MISS"),
+            ("*/*", "image/jpeg", "MISS"),
+        ]
+        for browser in browsers {
+            let answer = try await front.get(path, headers: ["Accept": browser.accept])
+            XCTAssertEqual([answer.status], [200], browser.accept)
+            XCTAssertEqual([answer.header("Content-Type"), answer.header("X-Cache-Status")], [browser.type, browser.cache], browser.accept)
+        }
+        XCTAssertEqual(service.logLines(containing: "/pr:list/dpr:2/").count, 4, "one render per format:\n\(service.logText)")
     }
 
     /// The unit as committed scores 1.3 or better in `systemd-analyze security` (was 4.4): removing a

@@ -106,7 +106,7 @@ final class ServeSettingsTests: FolderTestCase {
             "fallback-status": "99", "fallback-max-age": "-5", "bind": "everywhere", "key-file": "/no/such/key.hex",
             "insecure-unsigned": "perhaps", "only-presets": "2", "preset-dprs": "2x", "signature-size": "33", "cache-size": "0",
             "memory-cache": "-1", "workers": "abc", "queue": "-1", "max-output-edge": "8", "max-pixels": "0", "max-render-memory": "1000", "render-memory": "many", "render-timeout": "0", "quality": "500",
-            "fast-decode": "fast", "baseline-jpeg": "jpeg", "avif-effort": "10", "auto-avif": "auto", "preset": "card",
+            "fast-decode": "fast", "baseline-jpeg": "jpeg", "avif-effort": "10", "auto-avif": "auto", "jxl-effort": "2", "auto-jxl": "yes please", "preset": "card",
             "max-age": "-1", "grace": "-1", "idle-timeout": "0", "max-connections": "0", "metrics-bind": "nowhere",
             "config": "/no/such/serve.env", "format-quality": "webp=good", "allow-security-options": "sometimes",
             "watermark": "/no/such/logo.png", "watermark-opacity": "2", "max-animation-frames": "0", "max-animation-frame-resolution": "0",
