@@ -107,7 +107,7 @@ let paths = [
             }
             g_object_unref(lazy)
         }
-        let encode = try seconds { try check(mi_jpegsave_buffer(image, &bytes, &length, 80, 0), "jpegsave") }
+        let encode = try seconds { try check(mi_jpegsave_buffer(image, &bytes, &length, 80, 0, 0), "jpegsave") }
         g_free(bytes)
         g_object_unref(image)
         return [decode, encode]

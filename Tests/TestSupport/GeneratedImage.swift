@@ -19,6 +19,16 @@ public enum GeneratedImage {
         try write(rows, width: width, height: height, seed: 0, to: path)
     }
 
+    /// White with thin saturated strokes, as a price tag's lettering: red ones two pixels wide
+    /// across the top half, blue ones along the bottom half. 4:2:0 halves the colour resolution
+    /// that such edges need.
+    public static func lettering(width: Int, height: Int, to path: String) throws {
+        let rows = "b''.join((bytes([220,20,30]) if (y < height // 2 and x % 6 < 2 and y % 20 < 14) else "
+            + "bytes([20,40,200]) if (y >= height // 2 and y % 6 < 2 and x % 24 < 17) else bytes([255,255,255])) "
+            + "for y in range(height) for x in range(width))"
+        try write(rows, width: width, height: height, seed: 0, to: path)
+    }
+
     private static func write(_ rowsExpression: String, width: Int, height: Int, seed: Int, to path: String) throws {
         let script = """
         import random, struct, sys, zlib

@@ -19,6 +19,8 @@ public struct EncodedImage: Sendable, Equatable {
     /// Its SSIMULACRA2 against the pixels it was encoded from, when the quality was chosen by a
     /// perceptual target (`RenderSpec.targetScore`); nil otherwise.
     public var score: Double?
+    /// A JPEG in 4:4:4, chosen by the perceptual search for fewer bytes at the same looks; 4:2:0 otherwise.
+    public internal(set) var fullChroma = false
 
     init(data: Data, format: OutputFormat, width: Int, height: Int, quality: Int?, encodes: Int,
          warnings: [String] = [], stem: String = "image") {
@@ -37,7 +39,7 @@ public struct EncodedImage: Sendable, Equatable {
     func described(warnings: [String], stem: String, encodesBefore: Int = 0, look: PhotoLook? = nil) -> EncodedImage {
         var image = EncodedImage(data: data, format: format, width: width, height: height, quality: quality,
                                  encodes: encodesBefore + encodes, warnings: warnings, stem: stem)
-        (image.look, image.score) = (look, score)
+        (image.look, image.score, image.fullChroma) = (look, score, fullChroma)
         return image
     }
 

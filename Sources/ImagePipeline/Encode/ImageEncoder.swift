@@ -2,16 +2,19 @@ import CVips
 import Foundation
 
 /// The one place pixels become bytes, for every format: JPEG flattened onto white with chroma
-/// subsampling pinned (see the shim), PNG, WebP with its container stripped of metadata, AVIF, and JPEG XL as a bare codestream.
+/// subsampling pinned (see the shim), PNG, WebP with its container stripped of metadata, AVIF, and
+/// JPEG XL as a bare codestream.
 enum ImageEncoder {
-
-    static func encode(_ image: DecodedImage, as format: OutputFormat, quality: Int, settings: EncoderSettings) throws(ImagePipelineError) -> Data {
+    /// `fullChroma`: a JPEG in 4:4:4 rather than 4:2:0 (`PerceptualEncoder` chooses it where it is
+    /// fewer bytes for the same looks); other formats ignore it.
+    static func encode(_ image: DecodedImage, as format: OutputFormat, quality: Int, settings: EncoderSettings,
+                       fullChroma: Bool = false) throws(ImagePipelineError) -> Data {
         let pixels = try image.pixels(for: format)
         let failure = { (detail: String) in ImagePipelineError.encodeFailed(format: format, detail: detail) }
         let q = try VipsArgument.int32(quality, "quality")
         switch format {
         case .jpeg:
-            return try pixels.save(failure: failure) { mi_jpegsave_buffer($0, $1, $2, q, settings.progressive ? 1 : 0) }
+            return try pixels.save(failure: failure) { mi_jpegsave_buffer($0, $1, $2, q, settings.progressive ? 1 : 0, fullChroma ? 1 : 0) }
         case .png:
             return try pixels.save(failure: failure) { mi_pngsave_buffer($0, $1, $2) }
         case .webp:

@@ -7,7 +7,8 @@ import Foundation
 ///
 /// The search starts where the last images of this format and size ended (`QualityMemory`; else at
 /// the target's number), steps towards it by the slope the last two scores show, and bisects what
-/// is left; scores rise with quality, so a handful of encodes find it. With
+/// is left; scores rise with quality, so a handful of encodes find it. A JPEG is also tried in
+/// 4:4:4 where that could be fewer bytes. With
 /// `maxBytes`, a passing quality over the budget gives way to the best quality that fits
 /// (`BudgetEncoder`, which may shrink the pixels): the budget is never exceeded, the score then falls
 /// short and says so.
@@ -31,26 +32,77 @@ struct PerceptualEncoder {
     }
 
     func encode(_ image: DecodedImage) throws(ImagePipelineError) -> EncodedImage {
-        var tried: [Int: (data: Data, score: Double)] = [:]
+        var tried: [Attempt: (data: Data, score: Double?)] = [:]
         let reference = try Ssimulacra2.Reference(image)
         /// Encoded bytes as a viewer decodes them, against the pixels they came from.
         func judge(_ data: Data) throws(ImagePipelineError) -> Double {
             try reference.score(try DecodedImage.readingBack(data))
         }
-        func score(_ quality: Int) throws(ImagePipelineError) -> Double {
-            if let known = tried[quality] { return known.score }
-            let data = try ImageEncoder.encode(image, as: format, quality: quality, settings: settings)
-            let score = try judge(data)
-            tried[quality] = (data, score)
+        func bytes(_ attempt: Attempt) throws(ImagePipelineError) -> Data {
+            if let known = tried[attempt] { return known.data }
+            let data = try ImageEncoder.encode(image, as: format, quality: attempt.quality, settings: settings, fullChroma: attempt.fullChroma)
+            tried[attempt] = (data, nil)
+            return data
+        }
+        func score(_ attempt: Attempt) throws(ImagePipelineError) -> Double {
+            if let known = tried[attempt]?.score { return known }
+            let score = try judge(try bytes(attempt))
+            tried[attempt]?.score = score
             return score
         }
         let key = QualityMemory.key(format, longEdge: image.longEdge)
+        let start = QualityMemory.shared.quality(for: key) ?? Int(target.rounded())
+        var chosen = Attempt(quality: try lowestPassing(in: qualities, from: start) { q throws(ImagePipelineError) in try score(Attempt(quality: q)) })
+        QualityMemory.shared.remember(chosen.quality, for: key)
+        // 4:4:4 where it is fewer bytes for the same looks: sharp colour edges (red lettering on
+        // white) keep at a much lower quality, photos rarely gain (BENCHMARKS.md). Only 4:4:4
+        // qualities whose output is smaller than the 4:2:0 answer can win: the highest of them, found
+        // by encoding alone, is scored once, and only if it passes is the lowest passing one sought.
+        // Where 4:2:0 falls short even at its best, 4:4:4 is searched whole: it may reach the target.
+        if format == .jpeg {
+            let full = { (q: Int) throws(ImagePipelineError) -> Double in try score(Attempt(quality: q, fullChroma: true)) }
+            if try score(chosen) >= target {
+                if let ceiling = try highestQuality(under: try bytes(chosen).count, below: chosen.quality, { q throws(ImagePipelineError) in
+                       try bytes(Attempt(quality: q, fullChroma: true)).count }), try full(ceiling) >= target {
+                    chosen = Attempt(quality: try lowestPassing(in: qualities.lowerBound...ceiling, from: ceiling, full), fullChroma: true)
+                }
+            } else {
+                let best = Attempt(quality: try lowestPassing(in: qualities, from: chosen.quality, full), fullChroma: true)
+                if try score(best) > score(chosen) { chosen = best }
+            }
+        }
+        let data = try bytes(chosen), reached = try score(chosen)
+        if let maxBytes, data.count > maxBytes {
+            // The budget cannot reach the score: the best that fits, scored too while it kept the size.
+            var fitted = try BudgetEncoder(format: format, maxBytes: maxBytes, qualities: qualities.lowerBound...chosen.quality, minEdge: minEdge,
+                                           settings: settings).encode(image)
+            fitted.encodes += tried.count
+            if fitted.width == image.width, fitted.height == image.height {
+                fitted.score = try judge(fitted.data)
+            }
+            return fitted
+        }
+        var encoded = EncodedImage(data: data, format: format, width: image.width, height: image.height, quality: chosen.quality, encodes: tried.count)
+        (encoded.score, encoded.fullChroma) = (reached, chosen.fullChroma)
+        return encoded
+    }
+
+    /// One encode: a quality, and for JPEG whether in 4:4:4.
+    private struct Attempt: Hashable {
+        var quality: Int
+        var fullChroma = false
+    }
+
+    /// The lowest quality in `range` whose `score` reaches the target (the highest when none does),
+    /// from `start`: secant steps until the answer is bracketed, then bisection. Scores rise with
+    /// quality, so a handful of scores find it.
+    private func lowestPassing(in range: ClosedRange<Int>, from start: Int,
+                               _ score: (Int) throws(ImagePipelineError) -> Double) throws(ImagePipelineError) -> Int {
         // `passing` is the lowest quality known to reach the target, `failing` the highest known not to.
         var passing: Int?, failing: Int?
-        var quality = min(max(QualityMemory.shared.quality(for: key) ?? Int(target.rounded()), qualities.lowerBound), qualities.upperBound)
+        var quality = min(max(start, range.lowerBound), range.upperBound)
         var slope = Self.pointsPerQuality
         var previous: (quality: Int, score: Double)?
-        // Secant steps until the answer is bracketed: each aims at the target from the last two scores.
         while passing == nil || failing == nil {
             let reached = try score(quality)
             if reached >= target { passing = min(passing ?? quality, quality) } else { failing = max(failing ?? quality, quality) }
@@ -59,33 +111,44 @@ struct PerceptualEncoder {
                 slope = min(max((reached - previous.score) / Double(quality - previous.quality), 0.3), 3)
             }
             previous = (quality, reached)
-            if passing == qualities.lowerBound || failing == qualities.upperBound { break }
+            if passing == range.lowerBound || failing == range.upperBound { break }
             let step = min(max(Int(((target - reached) / slope).rounded()), -Self.longestStep), Self.longestStep)
             let next = reached >= target ? quality + min(-1, step) : quality + max(1, step)
-            quality = min(max(next, (failing ?? qualities.lowerBound - 1) + 1), (passing ?? qualities.upperBound + 1) - 1)
+            quality = min(max(next, (failing ?? range.lowerBound - 1) + 1), (passing ?? range.upperBound + 1) - 1)
             if let failing, let passing, passing - failing <= 1 { break }
         }
         // Even the highest quality falls short: it is the closest there is.
-        var (low, high) = ((failing ?? qualities.lowerBound - 1) + 1, passing ?? qualities.upperBound)
+        var (low, high) = ((failing ?? range.lowerBound - 1) + 1, passing ?? range.upperBound)
         while low < high {
             let middle = (low + high) / 2
             if try score(middle) >= target { high = middle } else { low = middle + 1 }
         }
-        let reached = try score(high), data = tried[high]?.data ?? Data()
-        QualityMemory.shared.remember(high, for: key)
-        if let maxBytes, data.count > maxBytes {
-            // The budget cannot reach the score: the best that fits, scored too while it kept the size.
-            var fitted = try BudgetEncoder(format: format, maxBytes: maxBytes, qualities: qualities.lowerBound...high, minEdge: minEdge, settings: settings)
-                .encode(image)
-            fitted.encodes += tried.count
-            if fitted.width == image.width, fitted.height == image.height {
-                fitted.score = try judge(fitted.data)
+        return high
+    }
+
+    /// The highest quality below `ceiling` whose output (`size`, rising with quality) is smaller than
+    /// `bytes`, within two, or nil: probes from twelve below, each next one where the sizes seen put it.
+    private func highestQuality(under bytes: Int, below ceiling: Int,
+                                _ size: (Int) throws(ImagePipelineError) -> Int) throws(ImagePipelineError) -> Int? {
+        var smaller: (quality: Int, size: Int)?, larger: (quality: Int, size: Int)?
+        var quality = max(qualities.lowerBound, ceiling - 12)
+        for _ in 0..<3 {
+            let measured = try size(quality)
+            if measured < bytes { smaller = (quality, measured) } else { larger = (quality, measured) }
+            guard let low = smaller else {
+                guard quality > qualities.lowerBound else { return nil }
+                quality = max(qualities.lowerBound, quality - 10)
+                continue
             }
-            return fitted
+            let high = larger?.quality ?? ceiling
+            if high - low.quality <= 2 { break }
+            // Sizes grow about exponentially with quality (some 2% a step until two sizes say how
+            // much): interpolate in their logarithm.
+            let perStep = larger.map { log(Double($0.size) / Double(max(1, low.size))) / Double($0.quality - low.quality) } ?? log(1.02)
+            let steps = Int((log(Double(bytes) / Double(max(1, low.size))) / max(perStep, 0.001)).rounded(.down))
+            quality = min(max(low.quality + steps, low.quality + 1), high - 1)
         }
-        var chosen = EncodedImage(data: data, format: format, width: image.width, height: image.height, quality: high, encodes: tried.count)
-        chosen.score = reached
-        return chosen
+        return smaller?.quality
     }
 }
 

@@ -32,12 +32,12 @@ public enum HTTPAnswer {
     }
 
     /// `X-Quality`: the quality an `autoquality` search chose, and the score it reached
-    /// (`q=71; ssimulacra2=80.4`); nil for a fixed quality.
+    /// (`q=71; ssimulacra2=80.4`, and `; chroma=444` for a JPEG it made 4:4:4); nil for a fixed quality.
     static let quality = HTTPField.Name("X-Quality")!
 
     static func qualityHeader(_ image: EncodedImage) -> String? {
         guard image.encodes > 1 || image.score != nil, let quality = image.quality else { return nil }
-        return "q=\(quality)" + (image.score.map { "; ssimulacra2=\(($0 * 10).rounded() / 10)" } ?? "")
+        return "q=\(quality)" + (image.score.map { "; ssimulacra2=\(($0 * 10).rounded() / 10)" } ?? "") + (image.fullChroma ? "; chroma=444" : "")
     }
 
     /// Whether an `If-None-Match` list names `etag`: weak comparison (RFC 9110 §13.1.2), so `W/"x"`
