@@ -7,11 +7,10 @@ import Foundation
 ///
 /// The search starts where the last images of this format and size ended (`QualityMemory`; else at
 /// the target's number), steps towards it by the slope the last two scores show, and bisects what
-/// is left; scores rise with quality, so a handful of encodes find it. A JPEG is also tried in
-/// 4:4:4 where that could be fewer bytes. With
-/// `maxBytes`, a passing quality over the budget gives way to the best quality that fits
-/// (`BudgetEncoder`, which may shrink the pixels): the budget is never exceeded, the score then falls
-/// short and says so.
+/// is left; scores rise with quality, so a handful of encodes find it. A small JPEG is also tried in
+/// 4:4:4, which can be fewer bytes. With `maxBytes`, a passing quality over the budget gives way to
+/// the best quality that fits (`BudgetEncoder`, which may shrink the pixels): the budget is never
+/// exceeded, the score then falls short and says so.
 struct PerceptualEncoder {
     var format: OutputFormat
     var target: Double
@@ -24,6 +23,10 @@ struct PerceptualEncoder {
     static let pointsPerQuality = 0.7
     /// The farthest one secant step goes.
     static let longestStep = 20
+    /// Outputs up to this long edge (list cells) may be 4:4:4 by choice, probed this far below the
+    /// 4:2:0 answer: where 4:4:4 won, it needed 11 to 18 less (`Benchmarks/subsampling.py`).
+    static let fullChromaEdge = 320
+    static let fullChromaStep = 14
 
     /// Whether an output of `image` in `format` has a quality to choose and a score to choose it by:
     /// not PNG, not an animation, at least 8 pixels on a side.
@@ -54,21 +57,21 @@ struct PerceptualEncoder {
         let start = QualityMemory.shared.quality(for: key) ?? Int(target.rounded())
         var chosen = Attempt(quality: try lowestPassing(in: qualities, from: start) { q throws(ImagePipelineError) in try score(Attempt(quality: q)) })
         QualityMemory.shared.remember(chosen.quality, for: key)
-        // 4:4:4 where it is fewer bytes for the same looks: sharp colour edges (red lettering on
-        // white) keep at a much lower quality, photos rarely gain (BENCHMARKS.md). Only 4:4:4
-        // qualities whose output is smaller than the 4:2:0 answer can win: the highest of them, found
-        // by encoding alone, is scored once, and only if it passes is the lowest passing one sought.
-        // Where 4:2:0 falls short even at its best, 4:4:4 is searched whole: it may reach the target.
+        // 4:4:4 where it is fewer bytes for the same looks: in a list cell, sharp colour edges (red
+        // lettering on white) keep at a much lower quality; photos rarely gain, and at 400 px and
+        // up nothing measured did (BENCHMARKS.md). One 4:4:4 encode well below the 4:2:0 answer
+        // decides: smaller and still passing, the lowest passing one is sought below it. Where 4:2:0
+        // falls short even at its best, 4:4:4 is searched whole at any size: it may reach the target.
         if format == .jpeg {
             let full = { (q: Int) throws(ImagePipelineError) -> Double in try score(Attempt(quality: q, fullChroma: true)) }
-            if try score(chosen) >= target {
-                if let ceiling = try highestQuality(under: try bytes(chosen).count, below: chosen.quality, { q throws(ImagePipelineError) in
-                       try bytes(Attempt(quality: q, fullChroma: true)).count }), try full(ceiling) >= target {
-                    chosen = Attempt(quality: try lowestPassing(in: qualities.lowerBound...ceiling, from: ceiling, full), fullChroma: true)
-                }
-            } else {
+            if try score(chosen) < target {
                 let best = Attempt(quality: try lowestPassing(in: qualities, from: chosen.quality, full), fullChroma: true)
                 if try score(best) > score(chosen) { chosen = best }
+            } else if image.longEdge <= Self.fullChromaEdge {
+                let probe = max(qualities.lowerBound, chosen.quality - Self.fullChromaStep)
+                if try bytes(Attempt(quality: probe, fullChroma: true)).count < bytes(chosen).count, try full(probe) >= target {
+                    chosen = Attempt(quality: try lowestPassing(in: qualities.lowerBound...probe, from: probe, full), fullChroma: true)
+                }
             }
         }
         let data = try bytes(chosen), reached = try score(chosen)
@@ -110,6 +113,9 @@ struct PerceptualEncoder {
                 // Scores are noisy step to step: a slope near zero would fling the next probe far off.
                 slope = min(max((reached - previous.score) / Double(quality - previous.quality), 0.3), 3)
             }
+            // A pass by less than half of what a quality step gains (by the slope measured) leaves
+            // the step below short of the target: this is the lowest.
+            if previous != nil, reached >= target, reached - target < slope / 2 { return quality }
             previous = (quality, reached)
             if passing == range.lowerBound || failing == range.upperBound { break }
             let step = min(max(Int(((target - reached) / slope).rounded()), -Self.longestStep), Self.longestStep)
@@ -126,30 +132,6 @@ struct PerceptualEncoder {
         return high
     }
 
-    /// The highest quality below `ceiling` whose output (`size`, rising with quality) is smaller than
-    /// `bytes`, within two, or nil: probes from twelve below, each next one where the sizes seen put it.
-    private func highestQuality(under bytes: Int, below ceiling: Int,
-                                _ size: (Int) throws(ImagePipelineError) -> Int) throws(ImagePipelineError) -> Int? {
-        var smaller: (quality: Int, size: Int)?, larger: (quality: Int, size: Int)?
-        var quality = max(qualities.lowerBound, ceiling - 12)
-        for _ in 0..<3 {
-            let measured = try size(quality)
-            if measured < bytes { smaller = (quality, measured) } else { larger = (quality, measured) }
-            guard let low = smaller else {
-                guard quality > qualities.lowerBound else { return nil }
-                quality = max(qualities.lowerBound, quality - 10)
-                continue
-            }
-            let high = larger?.quality ?? ceiling
-            if high - low.quality <= 2 { break }
-            // Sizes grow about exponentially with quality (some 2% a step until two sizes say how
-            // much): interpolate in their logarithm.
-            let perStep = larger.map { log(Double($0.size) / Double(max(1, low.size))) / Double($0.quality - low.quality) } ?? log(1.02)
-            let steps = Int((log(Double(bytes) / Double(max(1, low.size))) / max(perStep, 0.001)).rounded(.down))
-            quality = min(max(low.quality + steps, low.quality + 1), high - 1)
-        }
-        return smaller?.quality
-    }
 }
 
 /// The quality the last image of a format and size class needed for its score, where the next

@@ -190,6 +190,7 @@ final class ServeSettingsTests: FolderTestCase {
             "IMGPROXY_TTL=600", "IMGPROXY_QUALITY=90", "MARKET_IMAGES_QUALITY=40", "IMGPROXY_PRESETS=tile=rs:fill:100:100,wide=rs:fit:300:100",
             "IMGPROXY_MAX_SRC_RESOLUTION=1", "IMGPROXY_ALLOW_SECURITY_OPTIONS=true", "IMGPROXY_USE_ETAG=true",
             "IMGPROXY_ENABLE_WEBP_DETECTION=true", "IMGPROXY_STRIP_METADATA=false", "IMGPROXY_LOG_LEVEL=debug",
+            "IMGPROXY_AUTO_JXL=true", "IMGPROXY_JXL_EFFORT=1",
         ])
         let service = try startService(["--config", file], environment: ["MARKET_IMAGES_KEY": "", "MARKET_IMAGES_SALT": ""],
                                        secrets: [Self.key, Self.salt])
@@ -204,6 +205,9 @@ final class ServeSettingsTests: FolderTestCase {
         let q40 = try await service.get(signer.signedPath(options: ["pr:tile", "q:40"], source: "local:///sku-1/small.jpg"), headers: ["Accept": "image/jpeg"])
         XCTAssertEqual(tile.body, q40.body, "MARKET_IMAGES_QUALITY=40 over IMGPROXY_QUALITY=90")
         XCTAssertNotEqual(tile.body, q90.body)
+        let jxl = try await service.get(signer.signedPath(options: ["pr:tile"], source: "local:///sku-1/small.jpg"), headers: ["Accept": "image/jxl,*/*"])
+        XCTAssertEqual([jxl.status], [200], "IMGPROXY_JXL_EFFORT=1 is libvips' lowest, 3")
+        XCTAssertEqual(jxl.header("Content-Type"), "image/jxl", "IMGPROXY_AUTO_JXL")
         let large = try await service.get(signer.signedPath(options: ["w:100"], source: "local:///sku-1/IMG_1.jpg"), headers: ["Accept": "image/jpeg"])
         XCTAssertEqual(large.status, 413, "IMGPROXY_MAX_SRC_RESOLUTION=1 megapixel: the 8-megapixel photo is refused")
         let lowered = try await service.get(signer.signedPath(options: ["w:100", "msr:0.1"], source: "local:///sku-1/small.jpg"), headers: ["Accept": "image/jpeg"])
@@ -211,7 +215,7 @@ final class ServeSettingsTests: FolderTestCase {
         let log = service.logText
         XCTAssertTrue(log.contains("warning: IMGPROXY_LOG_LEVEL is imgproxy's and has no equivalent in serve"), log)
         XCTAssertTrue(log.contains("warning: IMGPROXY_STRIP_METADATA=false is ignored: metadata is always stripped"), log)
-        for quiet in ["IMGPROXY_USE_ETAG", "IMGPROXY_ENABLE_WEBP_DETECTION", "IMGPROXY_TTL", "IMGPROXY_KEY"] {
+        for quiet in ["IMGPROXY_USE_ETAG", "IMGPROXY_ENABLE_WEBP_DETECTION", "IMGPROXY_TTL", "IMGPROXY_KEY", "IMGPROXY_AUTO_JXL", "IMGPROXY_JXL_EFFORT"] {
             XCTAssertFalse(log.contains(quiet), "\(quiet) is read or honoured: nothing to say")
         }
         service.terminate()
