@@ -1,10 +1,10 @@
 #!/usr/bin/env bash
 # The decode scale by output size: default (JPEGs decoded at a DCT scale that leaves a Lanczos3 pass
 # of at least 2×) against --fast-decode (decoded straight to the output's scale, as thumbor's Pillow
-# does). For images.sh's 28 distinct 2K JPEGs fitted into SIZE×SIZE squares at the list-cell and grid
-# sizes: the SSIMULACRA2 (PyPI's) of each lossless output against a Lanczos3 resize of the full
-# decode, min / mean; then ms per miss of the JPEG a cell loads (q:80), one request at a time against
-# a fresh service, the two interleaved, min / median over ROUNDS.
+# does). For images.sh's 28 distinct 2K JPEGs fitted into SIZE×SIZE squares at the list-cell, grid
+# and detail sizes: the SSIMULACRA2 (PyPI's) of each output against a Lanczos3 resize of the full
+# decode, min / mean, lossless and as the JPEG a cell loads (q:80); then ms per miss of that JPEG, one
+# request at a time against a fresh service, the two interleaved, min / median over ROUNDS.
 #
 # Usage: Benchmarks/decode-scale.sh [BIN] [ROUNDS] [SIZES]
 set -euo pipefail
@@ -44,8 +44,10 @@ for size in $SIZES; do
         flags=(); [ $mode = fast ] && flags=(--fast-decode)
         start_service "$BIN" "$WORK/root" "${flags[@]}"
         fetch_each "rs:fit:$size:$size/f:png" "$WORK/root" photos "$WORK/out/$mode-$size" >/dev/null
+        fetch_each "rs:fit:$size:$size/q:80/f:jpg" "$WORK/root" photos "$WORK/out/$mode-$size-q80" >/dev/null
         stop_service
         scores[$size-$mode]=$(score "$WORK/out/ref-$size" "$WORK/out/$mode-$size")
+        scores[$size-$mode-q80]=$(score "$WORK/out/ref-$size" "$WORK/out/$mode-$size-q80")
     done
 done
 for ((round = 1; round <= ROUNDS; round++)); do
@@ -58,9 +60,12 @@ for ((round = 1; round <= ROUNDS; round++)); do
         done
     done
 done
-printf '%-5s %16s %16s %18s %18s\n' size "default min/mean" "fast min/mean" "default ms min/med" "fast ms min/med"
+printf '%-5s %-8s %16s %16s %18s %18s\n' size output "default min/mean" "fast min/mean" "default ms min/med" "fast ms min/med"
 for size in $SIZES; do
-    read -r dmin dmean <<< "${scores[$size-default]}"; read -r fmin fmean <<< "${scores[$size-fast]}"
-    printf '%-5s %16s %16s %18s %18s\n' $size "$dmin/$dmean" "$fmin/$fmean" \
-        "$(echo "${timings[$size-default]}" | stats)" "$(echo "${timings[$size-fast]}" | stats)"
+    for output in lossless q80; do
+        key=$size; [ $output = q80 ] && key=$size-q80
+        read -r dmin dmean <<< "${scores[${size}-default${key#$size}]}"; read -r fmin fmean <<< "${scores[${size}-fast${key#$size}]}"
+        times=("" ""); [ $output = q80 ] && times=("$(echo "${timings[$size-default]}" | stats)" "$(echo "${timings[$size-fast]}" | stats)")
+        printf '%-5s %-8s %16s %16s %18s %18s\n' $size $output "$dmin/$dmean" "$fmin/$fmean" "${times[0]}" "${times[1]}"
+    done
 done

@@ -60,7 +60,8 @@ for size in SIZES:
         vips("pngsave", base + ".v", base + ".png")
         s420, s444 = smallest(base, "on"), smallest(base, "off")
         if s420 is None or s444 is None:
-            print(f"{size:4d} {os.path.basename(photo):40s} unreachable"); continue
+            reached = "4:4:4 at q%d, %d bytes" % s444 if s444 else "4:2:0 at q%d, %d bytes" % s420 if s420 else "neither"
+            print(f"{size:4d} {os.path.basename(photo):40s} only {reached} reaches it"); continue
         totals.setdefault(size, [0, 0, 0, 0])
         totals[size][0] += s420[1]; totals[size][1] += s444[1]; totals[size][2] += min(s420[1], s444[1]); totals[size][3] += 1
         print(f"{size:4d} {os.path.basename(photo):40s} 4:2:0 q{s420[0]:3d} {s420[1]:7d}  4:4:4 q{s444[0]:3d} {s444[1]:7d}  "

@@ -19,22 +19,27 @@ OUT=$WORK/target-score
 source "$ROOT/Benchmarks/misses.sh" # for stats
 rm -rf "$OUT" && mkdir -p "$OUT"
 
-# The references: each photo fitted into 2048 losslessly, as prepare fits it.
-"$BIN" thumbs "$CORPUS/photos" --out "$OUT/reference" --variant fit=2048 --scales 1 --crop none --format png -q
-"$BIN" prepare "$CORPUS/photos" --out "$OUT/plain" -q
-"$BIN" prepare "$CORPUS/photos" --out "$OUT/scored" --target-score "$TARGET" -q
-"$PY" "$ROOT/Benchmarks/pillow_prepare.py" "$CORPUS/photos" "$OUT/pillow"
+# The references: each photo fitted into 2048 losslessly, as prepare fits it (resized again, Lanczos,
+# for an upload the budget shrank).
+"$BIN" thumbs "$CORPUS/photos" --out "$OUT/reference" --variant fit=2048 --scales 1 --crop none --format png -q >/dev/null
+"$BIN" prepare "$CORPUS/photos" --out "$OUT/plain" -q >/dev/null
+"$BIN" prepare "$CORPUS/photos" --out "$OUT/scored" --target-score "$TARGET" -q >/dev/null
+"$PY" "$ROOT/Benchmarks/pillow_prepare.py" "$CORPUS/photos" "$OUT/pillow" >/dev/null
 "$PY" - "$OUT" <<'PY'
-import glob, os, sys
+import glob, os, sys, tempfile
+from PIL import Image
 from ssimulacra2 import compute_ssimulacra2
 out = sys.argv[1]
 for kind in ("plain", "scored", "pillow"):
     scores, total = [], 0
-    for reference in sorted(glob.glob(os.path.join(out, "reference", "**", "*.png"), recursive=True)):
+    for reference in sorted(glob.glob(os.path.join(out, "reference", "**", "*.fit@1x.png"), recursive=True)):
         stem = os.path.basename(reference).split(".fit@")[0]
         upload = glob.glob(os.path.join(out, kind, "**", stem + ".jpg"), recursive=True)[0]
         total += os.path.getsize(upload)
-        scores.append(compute_ssimulacra2(reference, upload))
+        size = Image.open(upload).size
+        with tempfile.NamedTemporaryFile(suffix=".png") as fitted:
+            Image.open(reference).convert("RGB").resize(size, Image.LANCZOS).save(fitted.name)
+            scores.append(compute_ssimulacra2(fitted.name, upload))
     print(f"{kind:7s} {total:9d} bytes  SSIMULACRA2 {min(scores):.1f} / {sum(scores) / len(scores):.1f}")
 PY
 
