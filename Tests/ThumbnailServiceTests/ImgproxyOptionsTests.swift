@@ -62,7 +62,7 @@ final class ImgproxyOptionsTests: ServiceTestCase {
         let cases: [(String, String)] = [
             ("rot:45", "a multiple of 90 degrees"), ("g:fp:1.5:0", "a number from 0 to 1"), ("g:sm:10:10", "no offsets with sm"),
             ("z:0", "a number above 0 to 64"), ("bl:1000", "a number from 0 to 100"), ("fq:webp", "format:quality pairs"),
-            ("fq:gif:50", "jpg, png, webp or avif"), ("fl:maybe", "1, t, true, 0, f or false"), ("c:-5:10", "a number from 0 to 65535"),
+            ("fq:gif:50", "jpg, png, webp, avif or jxl"), ("fl:maybe", "1, t, true, 0, f or false"), ("c:-5:10", "a number from 0 to 65535"),
         ]
         for (option, expected) in cases {
             XCTAssertThrowsError(try ImageRequestPath.parse("/\(option)/plain/local:///a.jpg"), option) { error in
