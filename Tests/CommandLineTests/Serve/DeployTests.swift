@@ -33,8 +33,8 @@ final class DeployTests: FolderTestCase {
         let port = try LoopbackClient.freePort()
         let repository = Fixture.root.deletingLastPathComponent().deletingLastPathComponent()
         var site = try String(contentsOf: repository.appendingPathComponent("deploy/nginx-market-images.conf"), encoding: .utf8)
-        for (committed, local) in [("/var/cache/nginx/market-images", folder + "/cache"), ("server 127.0.0.1:8080;", "server 127.0.0.1:\(upstream);"),
-                                   ("server 127.0.0.1:8081;", ""), ("server 127.0.0.1:8082;", ""),
+        for (committed, local) in [("/var/cache/nginx/market-images", folder + "/cache"), ("server 127.0.0.1:8080 ", "server 127.0.0.1:\(upstream) "),
+                                   ("server 127.0.0.1:8081 fail_timeout=2s;", ""), ("server 127.0.0.1:8082 fail_timeout=2s;", ""),
                                    ("listen 80;", "listen 127.0.0.1:\(port);")] {
             XCTAssertTrue(site.contains(committed), "the site config still has \(committed)")
             site = site.replacingOccurrences(of: committed, with: local)
