@@ -17,6 +17,14 @@ public enum OutputFormat: String, Sendable, Codable, CaseIterable {
         }
     }
 
+    /// The format a name gives, as URLs and settings write it: its own name or its extension (`jpg`),
+    /// in any case.
+    public init?(name: String) {
+        let name = name.lowercased()
+        guard let format = Self.allCases.first(where: { $0.rawValue == name || $0.fileExtension == name }) else { return nil }
+        self = format
+    }
+
     public var fileExtension: String {
         switch self {
         case .jpeg: "jpg"

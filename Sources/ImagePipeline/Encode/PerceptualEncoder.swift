@@ -131,7 +131,6 @@ struct PerceptualEncoder {
         }
         return high
     }
-
 }
 
 /// The quality the last image of a format and size class needed for its score, where the next

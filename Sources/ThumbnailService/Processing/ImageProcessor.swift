@@ -85,11 +85,13 @@ public struct ImageProcessor: Sendable {
     /// normalised options and the format, and every setting of the service's that changes bytes.
     public func etag(source: String, fingerprint: String, options: ProcessingOptions, format: OutputFormat) -> String {
         // The edge limit bounds unsized outputs, so changing it changes their bytes; a draft decode
-        // (`--fast-decode`) gives other pixels.
+        // (`--fast-decode`) gives other pixels. Efforts appear only when not the default, so tags made
+        // before a setting existed hold.
+        let encoder = limits.encoder, standard = EncoderSettings()
         let identity = [source, fingerprint, options.canonical(format: format, defaultQuality: defaultQuality(for: format)),
-                        "edge:\(limits.maxOutputEdge)", limits.encoder.progressive ? "" : "baseline", limits.draftDecode ? "draft" : "",
-                        limits.encoder.avifEffort == 0 ? "" : "avif-effort:\(limits.encoder.avifEffort)",
-                        limits.encoder.jxlEffort == 4 ? "" : "jxl-effort:\(limits.encoder.jxlEffort)",
+                        "edge:\(limits.maxOutputEdge)", encoder.progressive ? "" : "baseline", limits.draftDecode ? "draft" : "",
+                        encoder.avifEffort == standard.avifEffort ? "" : "avif-effort:\(encoder.avifEffort)",
+                        encoder.jxlEffort == standard.jxlEffort ? "" : "jxl-effort:\(encoder.jxlEffort)",
                         limits.maxAnimationFrames == 1 ? "" : "frames:\(limits.maxAnimationFrames)"].joined(separator: "\n")
         return "\"" + Fingerprint.hex(identity) + "\""
     }

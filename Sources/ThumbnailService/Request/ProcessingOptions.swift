@@ -224,14 +224,11 @@ public struct ProcessingOptions: Sendable, Equatable {
     }
 
     static func format(_ name: String) throws(ProcessingError) -> OutputFormat {
-        switch name.lowercased() {
-        case "jpg", "jpeg": .jpeg
-        case "png": .png
-        case "webp": .webp
-        case "avif": .avif
-        case "jxl": .jxl
-        default: throw .invalidArgument(option: "format", value: name, expected: "jpg, png, webp, avif or jxl")
+        guard let format = OutputFormat(name: name) else {
+            let names = OutputFormat.allCases.map(\.fileExtension)
+            throw .invalidArgument(option: "format", value: name, expected: names.dropLast().joined(separator: ", ") + " or " + names[names.count - 1])
         }
+        return format
     }
 
     /// The output as the renderer takes it, once the format is settled: the box scaled by `dpr` and

@@ -281,7 +281,7 @@ struct Serve: AsyncParsableCommand {
         try text.split(separator: ",").reduce(into: [:]) { table, pair in
             let parts = pair.split(separator: "=").map { $0.trimmingCharacters(in: .whitespaces) }
             guard parts.count == 2, let quality = Int(parts[1]),
-                  let format = OutputFormat(rawValue: parts[0].lowercased() == "jpg" ? "jpeg" : parts[0].lowercased()) else {
+                  let format = OutputFormat(name: parts[0]) else {
                 throw ValidationError("\(setting) takes FORMAT=QUALITY pairs (jpeg, png, webp, avif, jxl), e.g. webp=79,avif=63; got \(Terminal.display(text))")
             }
             table[format] = quality
