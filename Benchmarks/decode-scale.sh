@@ -23,22 +23,13 @@ for image in "$WORK/root/photos"/*.jpg; do
     [ -f "$WORK/full/$name.v" ] || vips copy "$image" "$WORK/full/$name.v"
 done
 
-# score REFERENCE_DIR DIR: "min mean" SSIMULACRA2 of DIR's images against the same names in REFERENCE_DIR.
-score() {
-    python3 - "$1" "$2" <<'PY'
-import os, sys
-from ssimulacra2 import compute_ssimulacra2
-references, outputs = sys.argv[1], sys.argv[2]
-scores = [compute_ssimulacra2(os.path.join(references, name + ".png"), os.path.join(outputs, name)) for name in sorted(os.listdir(outputs))]
-print(f"{min(scores):.1f} {sum(scores) / len(scores):.1f}")
-PY
-}
-
 declare -A scores timings
 for size in $SIZES; do
     mkdir -p "$WORK/out/ref-$size"
     for full in "$WORK/full"/*.v; do
-        vips thumbnail_image "$full" "$WORK/out/ref-$size/$(basename "$full" .v).png" "$size" --height "$size" --size down
+        name=$(basename "$full" .v)
+        vips thumbnail_image "$full" "$WORK/out/ref-$size/$name.png" "$size" --height "$size" --size down
+        mv "$WORK/out/ref-$size/$name.png" "$WORK/out/ref-$size/$name" # named as fetch_each names outputs
     done
     for mode in default fast; do
         flags=(); [ $mode = fast ] && flags=(--fast-decode)
@@ -46,8 +37,8 @@ for size in $SIZES; do
         fetch_each "rs:fit:$size:$size/f:png" "$WORK/root" photos "$WORK/out/$mode-$size" >/dev/null
         fetch_each "rs:fit:$size:$size/q:80/f:jpg" "$WORK/root" photos "$WORK/out/$mode-$size-q80" >/dev/null
         stop_service
-        scores[$size-$mode]=$(score "$WORK/out/ref-$size" "$WORK/out/$mode-$size")
-        scores[$size-$mode-q80]=$(score "$WORK/out/ref-$size" "$WORK/out/$mode-$size-q80")
+        scores[$size-$mode]=$(score "$WORK/out/ref-$size" "$WORK/out/$mode-$size" | cut -d' ' -f2,3)
+        scores[$size-$mode-q80]=$(score "$WORK/out/ref-$size" "$WORK/out/$mode-$size-q80" | cut -d' ' -f2,3)
     done
 done
 for ((round = 1; round <= ROUNDS; round++)); do
@@ -63,9 +54,9 @@ done
 printf '%-5s %-8s %16s %16s %18s %18s\n' size output "default min/mean" "fast min/mean" "default ms min/med" "fast ms min/med"
 for size in $SIZES; do
     for output in lossless q80; do
-        key=$size; [ $output = q80 ] && key=$size-q80
-        read -r dmin dmean <<< "${scores[${size}-default${key#$size}]}"; read -r fmin fmean <<< "${scores[${size}-fast${key#$size}]}"
-        times=("" ""); [ $output = q80 ] && times=("$(echo "${timings[$size-default]}" | stats)" "$(echo "${timings[$size-fast]}" | stats)")
+        suffix=""; times=("" "")
+        [ $output = q80 ] && suffix=-q80 && times=("$(echo "${timings[$size-default]}" | stats)" "$(echo "${timings[$size-fast]}" | stats)")
+        read -r dmin dmean <<< "${scores[$size-default$suffix]}"; read -r fmin fmean <<< "${scores[$size-fast$suffix]}"
         printf '%-5s %-8s %16s %16s %18s %18s\n' $size $output "$dmin/$dmean" "$fmin/$fmean" "${times[0]}" "${times[1]}"
     done
 done

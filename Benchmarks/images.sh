@@ -1,4 +1,4 @@
-# Sourced by serve.sh, stages.sh and misses.sh (for options.sh and perceptual.sh), with CORPUS and IMAGES set.
+# Sourced by serve.sh, stages.sh and misses.sh (for options.sh, perceptual.sh and decode-scale.sh), with CORPUS and IMAGES set.
 # 28 distinct 2K JPEGs (Q90): each corpus photo fitted to 2048 wide, as is, mirrored, flipped and
 # turned; and 16 12-megapixel phone photos, HEIC and JPEG.
 images() {

@@ -1,6 +1,6 @@
-# Sourced by options.sh and perceptual.sh, with ROOT, CORPUS, WORK, IMAGES and PORT set: the root a
-# service serves, a fresh service on PORT over it, and cache misses sent to it one at a time on one
-# kept-alive connection.
+# Sourced by options.sh, perceptual.sh and decode-scale.sh, with ROOT, CORPUS, WORK, IMAGES and PORT
+# set: the root a service serves, a fresh service on PORT over it, cache misses sent to it one at a
+# time on one kept-alive connection, and their outputs scored.
 source "$ROOT/Benchmarks/images.sh"
 
 # photo_root: $WORK/root made afresh, with images.sh's 28 distinct 2K JPEGs as photos/.
@@ -39,6 +39,30 @@ for name in names:
     if out:
         open(os.path.join(out, os.path.splitext(name)[0]), "wb").write(body)
 print(f"{(time.perf_counter() - start) * 1000 / len(names):.1f}")
+PY
+}
+
+# score REFERENCE_DIR DIR: "bytes min-score mean-score 4:4:4-count" of DIR's images against the same
+# names in REFERENCE_DIR, by PyPI's ssimulacra2 (JPEG XL read back by libjxl's djxl).
+score() {
+    python3 - "$1" "$2" <<'PY'
+import os, subprocess, sys, tempfile
+from PIL import Image
+from ssimulacra2 import compute_ssimulacra2
+references, outputs = sys.argv[1], sys.argv[2]
+scores, total, full = [], 0, 0
+for name in sorted(os.listdir(outputs)):
+    path = os.path.join(outputs, name)
+    total += os.path.getsize(path)
+    with tempfile.NamedTemporaryFile(suffix=".png") as decoded:
+        if open(path, "rb").read(2) == b"\xff\x0a":
+            subprocess.run(["djxl", path, decoded.name], check=True, capture_output=True)
+        else:
+            image = Image.open(path)
+            full += image.format == "JPEG" and all(h == 1 and v == 1 for _, h, v, _ in image.layer)
+            image.convert("RGB").save(decoded.name)
+        scores.append(compute_ssimulacra2(os.path.join(references, os.path.splitext(name)[0]), decoded.name))
+print(total, f"{min(scores):.1f}", f"{sum(scores) / len(scores):.1f}", full)
 PY
 }
 

@@ -32,29 +32,6 @@ start() { start_service "$BIN" "$WORK/root"; }
 stop() { stop_service; }
 fetch() { fetch_each "$1" "$WORK/root" photos "$2"; }
 
-# score REFERENCE_DIR DIR: "bytes min-score mean-score 4:4:4-count" of DIR's images against the references.
-score() {
-    python3 - "$1" "$2" <<'PY'
-import os, subprocess, sys, tempfile
-from PIL import Image
-from ssimulacra2 import compute_ssimulacra2
-references, outputs = sys.argv[1], sys.argv[2]
-scores, total, full = [], 0, 0
-for name in sorted(os.listdir(outputs)):
-    path = os.path.join(outputs, name)
-    total += os.path.getsize(path)
-    with tempfile.NamedTemporaryFile(suffix=".png") as decoded:
-        if open(path, "rb").read(2) == b"\xff\x0a":
-            subprocess.run(["djxl", path, decoded.name], check=True, capture_output=True)
-        else:
-            image = Image.open(path)
-            full += image.format == "JPEG" and all(h == 1 and v == 1 for _, h, v, _ in image.layer)
-            image.convert("RGB").save(decoded.name)
-        scores.append(compute_ssimulacra2(os.path.join(references, os.path.splitext(name)[0]), decoded.name))
-print(total, f"{min(scores):.1f}", f"{sum(scores) / len(scores):.1f}", full)
-PY
-}
-
 # engine SIZE FORMAT OUT: the imgproxy engine's cut of each photo, losslessly (OUT/ref) and at Q80.
 engine() {
     VIPS_CONCURRENCY=1 "$VENV/bin/python" - "$WORK/root/photos" "$1" "$2" "$3" <<'PY'
