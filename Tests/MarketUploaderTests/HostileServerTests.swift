@@ -156,6 +156,67 @@ final class HostileServerTests: UploaderTestCase {
         XCTAssertEqual(credentials.redact(text), "raw <redacted>, json <redacted>, percent <redacted>, form <redacted>")
     }
 
+    /// Redaction by meaning: a secret of every character class (letters, digits, every ASCII
+    /// punctuation mark, a space, Hangul, an emoji outside the BMP) echoed as Python's `json.dumps`,
+    /// Go's HTML-safe encoder (`\u0026`), every character `\u`-escaped (upper- and lower-case hex),
+    /// HTML's named, decimal and hex references, percent- and form-encoding, and JSON inside a form
+    /// field, by a real server to the client, never reaches the error. Python writes its own
+    /// spellings, so our decoder is not its own oracle.
+    func testEchoedSecretsAreRedactedHoweverTheyAreEscaped() async throws {
+        let secret = "aZ9 !\"#$%&'()*+,-./:;<=>?@[\\]^_`{|}~한글🔑"
+        let script = #"""
+        import html, json, re, sys, urllib.parse
+        s = sys.argv[1]
+        units = [int.from_bytes(b[i:i + 2], "big") for b in [s.encode("utf-16-be")] for i in range(0, len(b), 2)]
+        every = "".join("\\u%04x" % u for u in units)
+        go = json.dumps(s, ensure_ascii=False)[1:-1].replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")
+        for spelling in [json.dumps(s)[1:-1], go, every, every.upper().replace("\\U", "\\u"),
+                         html.escape(s), "".join("&#%d;" % ord(c) for c in s), "".join("&#x%X;" % ord(c) for c in s),
+                         urllib.parse.quote(s, safe=""), re.sub("%[0-9A-F]{2}", lambda m: m.group(0).lower(), urllib.parse.quote(s, safe="")), urllib.parse.quote_plus(s),
+                         urllib.parse.quote_plus(json.dumps({"secret": s}))]:
+            print(spelling)
+        """#
+        let spellings = String(decoding: try ProcessOutput.run("/usr/bin/env", ["python3", "-c", script, secret]), as: UTF8.self)
+            .split(separator: "\n").map(String.init)
+        XCTAssertEqual(spellings.count, 11)
+        let credentials = Credentials.vendor(identifier: OpenMarketTestServer.identifier, secret: Secret(secret))
+        var client = try await startServer(.openmarket)
+        client.retries = 0
+        for spelling in spellings {
+            let redacted = credentials.redact("before \(spelling) after")
+            XCTAssertTrue(redacted.hasPrefix("before ") && redacted.hasSuffix(" after") && redacted.contains("<redacted>"), redacted)
+            XCTAssertTrue(spelling.hasPrefix("%7B") || redacted == "before <redacted> after", redacted)
+            let body = try JSONSerialization.data(withJSONObject: ["code": 400, "message": "secret was " + spelling])
+            await server.arm(.status(400, body: String(decoding: body, as: UTF8.self)))
+            do {
+                try await client.delete(id: 1, credentials: credentials)
+                XCTFail("must fail")
+            } catch {
+                XCTAssertTrue(error.description.contains("<redacted>"), "\(spelling): \(error.description)")
+                for text in [error.description, redacted] {
+                    for fragment in ["aZ9", "한글", "%ED%95%9C", "\\ud55c", "&#", "%5Cud55c"] {
+                        XCTAssertFalse(text.lowercased().contains(fragment.lowercased()), "\(spelling): \(text)")
+                    }
+                }
+            }
+        }
+        XCTAssertEqual(credentials.redact("a hunter2 b"), "a hunter2 b", "text without the secret is left as it is")
+    }
+
+    /// A product page with items that are no products (ids 1.5 and 2^63 − 1) and a name that is not
+    /// UTF-8: the good products are kept, each bad item is named with its problem, and the name is
+    /// shown with its byte escaped.
+    func testAListPageSurvivesABadItem() async throws {
+        let client = try await startServer(.openmarket)
+        await server.arm(.bytes(200, body: OpenMarketTestServer.pageWithBadItems))
+        let page = try await client.products(page: 1)
+        XCTAssertEqual(page.products.map(\.id), [1, 4])
+        XCTAssertEqual(page.products.map(\.name), ["Good mug", "Mug \\xFF"])
+        XCTAssertEqual(page.problems, ["item 2 of the page left out: id 1.5 is not a product id (a whole number of at most 15 digits)",
+                                       "item 3 of the page left out: id 9223372036854775807 is not a product id (a whole number of at most 15 digits)",
+                                       "product 4: its name held bytes that are not UTF-8, shown as \\xHH"])
+    }
+
     func testServerTextCannotDriveTheTerminal() async throws {
         var client = try await startServer(.openmarket)
         client.retries = 0

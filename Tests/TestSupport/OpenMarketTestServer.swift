@@ -40,6 +40,8 @@ public actor OpenMarketTestServer {
     /// Faults a test can arm; each applies to the next matching request only.
     public enum Fault: Sendable {
         case status(Int, body: String)
+        /// An answer of any bytes, UTF-8 or not.
+        case bytes(Int, body: Data)
         case delay(seconds: Double)
         case garbage
         /// Opens `arrived` once the request is in, answers only after `release` opens, then opens
@@ -115,6 +117,8 @@ public actor OpenMarketTestServer {
         if !faults.isEmpty {
             switch faults.removeFirst() {
             case .status(let code, let text): return respond(code, text)
+            case .bytes(let code, let data):
+                return FlyingFox.HTTPResponse(statusCode: HTTPStatusCode(code, phrase: "Answer"), headers: FlyingFox.HTTPHeaders([.contentType: "application/json"]), body: data)
             case .delay(let seconds): try? await Task.sleep(nanoseconds: UInt64(seconds * 1e9))
             case .garbage: return FlyingFox.HTTPResponse(statusCode: .ok, body: Data("<html>not json".utf8))
             case .echo(let status):
@@ -481,4 +485,18 @@ public actor OpenMarketTestServer {
 
 private extension Data {
     func hasSuffix(_ suffix: Data) -> Bool { count >= suffix.count && self.suffix(suffix.count) == suffix }
+}
+
+extension OpenMarketTestServer {
+    /// A G3 product page holding a good product, two items whose ids are no product ids (1.5 and
+    /// 2^63 − 1) and a product whose name has a byte that is not UTF-8 (`Mug \xFF`).
+    public static let pageWithBadItems: Data = {
+        func item(_ id: String, _ name: String) -> String {
+            #"{"id":\#(id),"vendor_id":7,"name":"\#(name)","price":1000,"currency":"KRW","stock":3,"images":[]}"#
+        }
+        let items = [item("1", "Good mug"), item("1.5", "Half"), item("9223372036854775807", "Huge"), item("4", "Mug NOT-UTF-8")]
+        var data = Data((#"{"page_no":1,"items_per_page":20,"total_count":4,"has_next":false,"pages":["# + items.joined(separator: ",") + "]}").utf8)
+        if let range = data.range(of: Data("NOT-UTF-8".utf8)) { data.replaceSubrange(range, with: [0xFF]) }
+        return data
+    }()
 }

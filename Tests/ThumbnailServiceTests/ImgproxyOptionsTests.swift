@@ -149,6 +149,61 @@ final class ImgproxyOptionsTests: ServiceTestCase {
         }
     }
 
+    /// `raw` and `skp` send a source's own bytes only when every part of the file shows pixels: each
+    /// way tools and attackers hide metadata or a second file (made by Python, not by our walker) is
+    /// refused by `raw` with the part named, and rendered clean by `skp`; clean files of each format
+    /// go as they are; every answer, image or error, says `nosniff`.
+    func testRawAndSkipSendOnlyPartsThatShowPixels() async throws {
+        var clean: [String: Data] = [:]
+        for format in [OutputFormat.jpeg, .png, .webp] {
+            let image = try ImageRenderer(spec: RenderSpec(width: 300, height: 300, format: format)).render(.file(input + "/sku-1/IMG_1.jpg"), maxPixels: .max)
+            clean[format.fileExtension] = image.data
+            try image.data.write(to: URL(fileURLWithPath: input + "/sku-1/clean." + format.fileExtension))
+        }
+        try copy("photos/DSCN0010.jpg", to: "sku-1/camera.jpg")
+        let folder = input + "/sku-1", shapes = SmuggledMetadata.shapes
+        try SmuggledMetadata.make(in: folder, jpeg: folder + "/clean.jpg", png: folder + "/clean.png", webp: folder + "/clean.webp", camera: folder + "/camera.jpg")
+        let found = try Exiftool.metadata(in: shapes.map { folder + "/" + $0.name })
+        for shape in shapes where shape.carriesGPS {
+            XCTAssertTrue(found[folder + "/" + shape.name, default: []].contains { $0.contains("GPS") }, "\(shape.name): the attack carries GPS")
+        }
+        func format(_ name: String) -> String { (name as NSString).pathExtension }
+        let raws = shapes.map { path(["raw:1"], source: "local:///sku-1/" + $0.name) }
+        let skips = shapes.map { path(["skp:\(format($0.name))", "f:\(format($0.name))"], source: "local:///sku-1/" + $0.name) }
+        let controls = ["jpg", "png", "webp"].map { ($0, path(["raw:1"], source: "local:///sku-1/clean." + $0), path(["skp:\($0)", "f:\($0)"], source: "local:///sku-1/clean." + $0)) }
+        let written = root + "/answers", cleanFiles = clean
+        try FileManager.default.createDirectory(atPath: written, withIntermediateDirectories: true)
+        try await withService(configuration()) { _, client in
+            for (shape, (raw, skip)) in zip(shapes, zip(raws, skips)) {
+                let refused = try await client.execute(uri: raw, method: .get) { $0 }
+                XCTAssertEqual(refused.status, .unprocessableContent, shape.name)
+                XCTAssertEqual(refused.headers[.xContentTypeOptions], "nosniff", shape.name)
+                let detail = String(buffer: refused.body)
+                XCTAssertTrue(detail.contains("not-raw") && detail.contains(shape.part), "\(shape.name): \(detail)")
+                let rendered = try await client.execute(uri: skip, method: .get) { $0 }
+                XCTAssertEqual(rendered.status, .ok, shape.name)
+                XCTAssertEqual(rendered.headers[.xContentTypeOptions], "nosniff", shape.name)
+                let body = Data(buffer: rendered.body)
+                let source = try Data(contentsOf: URL(fileURLWithPath: folder + "/" + shape.name))
+                XCTAssertNotEqual(body, source, "\(shape.name): skp renders it")
+                for telltale in SmuggledMetadata.telltales {
+                    XCTAssertNil(body.range(of: telltale), "\(shape.name): \(String(decoding: telltale, as: UTF8.self)) in the answer")
+                }
+                try body.write(to: URL(fileURLWithPath: written + "/" + shape.name))
+            }
+            for (name, raw, skip) in controls {
+                for uri in [raw, skip] {
+                    let answer = try await client.execute(uri: uri, method: .get) { $0 }
+                    XCTAssertEqual(answer.status, .ok, name)
+                    XCTAssertEqual(answer.headers[.xContentTypeOptions], "nosniff", name)
+                    XCTAssertEqual(Data(buffer: answer.body), cleanFiles[name], "\(name): a clean file goes as it is")
+                }
+            }
+        }
+        let answers = try Exiftool.metadata(in: shapes.map { written + "/" + $0.name })
+        XCTAssertEqual(answers.values.flatMap { $0 }, [], "ExifTool finds nothing in any skp answer: \(answers)")
+    }
+
     /// The security options need the service's leave, and only ever lower its limits.
     func testSecurityOptionsOnlyLowerLimitsAndOnlyWhenAllowed() async throws {
         let small = path(["msr:0.01", "w:100"]), generous = path(["msr:1000", "w:100"]), bytes = path(["msfs:1000", "w:100"])

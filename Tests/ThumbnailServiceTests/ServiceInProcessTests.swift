@@ -506,6 +506,54 @@ final class ServiceInProcessTests: ServiceTestCase {
         }
     }
 
+    /// Keyless presets make exactly the documented outputs: one preset a URL, so a source has
+    /// presets × `dpr` values × formats outputs (4 × 3 × 5), each spelling of one of them one ETag;
+    /// combinations (`pr:list:card`, `pr:list/pr:grid`) and URLs naming no preset are 400. ETags are
+    /// read from 304s to `If-None-Match: *`, which render nothing.
+    func testKeylessPresetsMakeExactlyTheDocumentedOutputs() async throws {
+        var configuration = configuration()
+        configuration.keys = []
+        configuration.onlyPresets = true
+        let source = "local:///sku-1/IMG_1.jpg", presets = ["upload", "card", "list", "grid"]
+        XCTAssertEqual(Set(ProcessingOptions.standardPresets.keys), Set(presets))
+        var spellings: [(output: String, uri: String)] = []
+        for preset in presets {
+            for dpr in ["1", "2", "3"] {
+                for format in OutputFormat.allCases {
+                    let output = "\(preset)@\(dpr)x.\(format.rawValue)"
+                    let name = format.rawValue
+                    for options in [["pr:\(preset)", "dpr:\(dpr)", "f:\(name)"], ["dpr:\(dpr).0", "preset:\(preset)", "f:\(format.fileExtension.uppercased())"],
+                                    ["cb:v2", "pr:\(preset)", "dpr:\(dpr)", "format:\(name)"]] {
+                        spellings.append((output, "/insecure" + ThumbnailURLSigner.path(options: options, source: source)))
+                    }
+                    spellings.append((output, "/insecure" + ThumbnailURLSigner.path(options: ["pr:\(preset)", "dpr:\(dpr)"], source: source, format: format.fileExtension)))
+                    if format == .jpeg, dpr == "1" {
+                        spellings.append((output, "/insecure" + ThumbnailURLSigner.path(options: ["pr:\(preset)"], source: source)))
+                    }
+                }
+            }
+        }
+        let urls = spellings
+        let refused = [["pr:list:card"], ["pr:card:upload:grid"], ["pr:list", "pr:grid"], ["pr:list", "preset:list"], ["dpr:2"], ["f:webp"], ["cb:1"]]
+            .map { "/insecure" + ThumbnailURLSigner.path(options: $0, source: source) } + ["/insecure/plain/" + source]
+        try await withService(configuration) { _, client in
+            var etags: [String: Set<String>] = [:]
+            for (output, uri) in urls {
+                let answer = try await client.execute(uri: uri, method: .get, headers: [.ifNoneMatch: "*"]) { $0 }
+                XCTAssertEqual(answer.status, .notModified, uri)
+                etags[output, default: []].insert(answer.headers[.eTag] ?? "none")
+            }
+            XCTAssertEqual(etags.count, 4 * 3 * OutputFormat.allCases.count)
+            XCTAssertEqual(etags.filter { $0.value.count != 1 }.map(\.key), [], "each output has one ETag, however it is spelled")
+            XCTAssertEqual(Set(etags.values.flatMap { $0 }).count, etags.count, "and the outputs' ETags differ")
+            for uri in refused {
+                let answer = try await client.execute(uri: uri, method: .get, headers: [.ifNoneMatch: "*"]) { $0 }
+                XCTAssertEqual(answer.status, .badRequest, uri)
+                XCTAssertTrue(String(buffer: answer.body).contains("one a URL"), String(buffer: answer.body))
+            }
+        }
+    }
+
     /// What an app builds with `MarketUploader`'s `ThumbnailURLBuilder`, no key in it: the list and
     /// grid cells of a 3× screen, from a presets-only service; and the same builder with a signer on a
     /// keyed service.

@@ -11,6 +11,25 @@ public struct ProductPage: Sendable, Equatable, Decodable {
     public var products: [ProductResponse]
     /// How far the server's clock was ahead of ours when it answered (from its `Date` header).
     public var serverClockOffset: TimeInterval?
+    /// What was wrong with the page's items, one line each: an item that is no product (left out,
+    /// the rest kept) or a product whose text was not UTF-8 (kept, the bytes shown as `\xHH`).
+    public var problems: [String] = []
+
+    /// One item of the list: a product, or why it is none. Decoding it never fails, so one bad item
+    /// cannot take the page's other products with it.
+    private struct Item: Decodable {
+        let product: Result<ProductResponse, DecodingError>
+
+        init(from decoder: Decoder) {
+            do {
+                product = .success(try ProductResponse(from: decoder))
+            } catch let error as DecodingError {
+                product = .failure(error)
+            } catch {
+                product = .failure(.dataCorrupted(.init(codingPath: decoder.codingPath, debugDescription: "\(error)")))
+            }
+        }
+    }
 
     private struct Key: CodingKey {
         var stringValue: String
@@ -29,6 +48,26 @@ public struct ProductPage: Sendable, Equatable, Decodable {
         itemsPerPage = first(Int.self, "items_per_page", "itemsPerPage") ?? 0
         totalCount = first(Int.self, "total_count", "totalCount")
         hasNext = first(Bool.self, "has_next", "hasNext") ?? false
-        products = first([ProductResponse].self, "pages", "items") ?? []
+        products = []
+        for (index, item) in (first([Item].self, "pages", "items") ?? []).enumerated() {
+            switch item.product {
+            case .success(let product):
+                products.append(product)
+                if !product.notUTF8.isEmpty {
+                    problems.append("product \(product.id): its \(product.notUTF8.joined(separator: " and ")) held bytes that are not UTF-8, shown as \\xHH")
+                }
+            case .failure(let error):
+                problems.append("item \(index + 1) of the page left out: " + Self.reason(error))
+            }
+        }
+    }
+
+    private static func reason(_ error: DecodingError) -> String {
+        switch error {
+        case .dataCorrupted(let context), .keyNotFound(_, let context), .typeMismatch(_, let context), .valueNotFound(_, let context):
+            return context.debugDescription
+        @unknown default:
+            return "\(error)"
+        }
     }
 }

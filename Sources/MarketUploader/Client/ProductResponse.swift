@@ -23,6 +23,8 @@ public struct ProductResponse: Sendable, Equatable, Codable {
     public var images: [Image]
     public var createdAt: Date?
     public var vendorID: Int?
+    /// The fields whose text held bytes that are not UTF-8, now shown as `\xHH` (`ServerText`).
+    public var notUTF8: [String] = []
 
     private enum Keys: String, CodingKey {
         case id, name, title, description, descriptions, price, currency, stock, thumbnail, thumbnails, images
@@ -33,11 +35,17 @@ public struct ProductResponse: Sendable, Equatable, Codable {
     public init(from decoder: Decoder) throws {
         let c = try decoder.container(keyedBy: Keys.self)
         guard let id = Self.int(c, .id) else {
-            throw DecodingError.keyNotFound(Keys.id, .init(codingPath: c.codingPath, debugDescription: "no product id"))
+            let given = (try? c.decode(Decimal.self, forKey: .id)).map { "\($0)" } ?? (try? c.decode(String.self, forKey: .id))
+            let context = DecodingError.Context(codingPath: c.codingPath + [Keys.id], debugDescription: given.map {
+                "id \(ServerText.printable(String($0.prefix(40)))) is not a product id (a whole number of at most 15 digits)"
+            } ?? "no product id")
+            throw DecodingError.dataCorrupted(context)
         }
         self.id = id
-        name = (try? c.decode(String.self, forKey: .name)) ?? (try? c.decode(String.self, forKey: .title)) ?? ""
-        description = (try? c.decode(String.self, forKey: .description)) ?? (try? c.decode(String.self, forKey: .descriptions))
+        let (name, nameNotUTF8) = ServerText.escapingInvalidUTF8((try? c.decode(String.self, forKey: .name)) ?? (try? c.decode(String.self, forKey: .title)) ?? "")
+        let described = ((try? c.decode(String.self, forKey: .description)) ?? (try? c.decode(String.self, forKey: .descriptions))).map(ServerText.escapingInvalidUTF8)
+        (self.name, description) = (name, described?.text)
+        notUTF8 = [(nameNotUTF8, "name"), (described?.hadInvalid ?? false, "description")].filter(\.0).map(\.1)
         price = Self.double(c, .price)
         discountedPrice = Self.double(c, .discountedPrice)
         bargainPrice = Self.double(c, .bargainPrice)

@@ -24,24 +24,9 @@ public enum Credentials: Sendable, Equatable {
         }
     }
 
-    /// Replaces every secret in `text` unless the user asked to see them: as typed, and as a server
-    /// echoing a request back would spell it (JSON-escaped, percent- or form-encoded).
+    /// Replaces every secret in `text` unless the user asked to see them, however a server echoing a
+    /// request back escapes them (`SecretScrubber`).
     func redact(_ text: String, show: Bool = false) -> String {
-        guard !show else { return text }
-        let spellings = Set(secrets.filter { !$0.isEmpty }.flatMap(Self.spellings)).sorted { $0.count > $1.count }
-        return spellings.reduce(text) { $0.replacingOccurrences(of: $1, with: "<redacted>") }
-    }
-
-    static func spellings(of secret: String) -> [String] {
-        var spellings = [secret]
-        if let json = try? JSONSerialization.data(withJSONObject: [secret], options: [.fragmentsAllowed]) {
-            let escaped = String(decoding: json, as: UTF8.self).dropFirst(2).dropLast(2)
-            spellings += [String(escaped), escaped.replacingOccurrences(of: "\\/", with: "/")]
-        }
-        let unreserved = CharacterSet.alphanumerics.union(CharacterSet(charactersIn: "-._~"))
-        if let percent = secret.addingPercentEncoding(withAllowedCharacters: unreserved) {
-            spellings += [percent, percent.replacingOccurrences(of: "%20", with: "+")]
-        }
-        return spellings
+        show ? text : SecretScrubber.scrub(text, secrets: secrets)
     }
 }

@@ -6,9 +6,12 @@ import Hummingbird
 /// How the service's answers are built, in one place: bodies with their length, image headers,
 /// `If-None-Match`, dates. Public so a server mounting the service (the preview) answers alike.
 public enum HTTPAnswer {
-    /// `data` as the body (none for HEAD), with its type and length.
+    /// `data` as the body (none for HEAD), with its type and length, and `nosniff`: a browser shows
+    /// every answer, image or error, only as the type named, never as the HTML or script a hostile
+    /// source's bytes could be read as.
     public static func body(_ data: Data, type: String, headers: inout HTTPFields, method: HTTPRequest.Method, status: HTTPResponse.Status = .ok) -> Response {
         headers[.contentType] = type
+        headers[.xContentTypeOptions] = "nosniff"
         headers[.contentLength] = String(data.count)
         return Response(status: status, headers: headers, body: method == .head ? ResponseBody() : ResponseBody(byteBuffer: ByteBuffer(bytes: data)))
     }

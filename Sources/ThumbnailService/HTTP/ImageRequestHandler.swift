@@ -55,6 +55,7 @@ struct ImageRequestHandler: Sendable {
         }
         parsed.options = processor.applyingDefaults(to: parsed.options)
         if info { return try await describe(parsed, to: request) }
+        if rules.onlyPresets, parsed.presetsNamed != 1 { throw ServiceFailure(ProcessingError.presetCount(parsed.presetsNamed)) }
         do {
             return try await answer(parsed, to: request)
         } catch {
@@ -180,8 +181,8 @@ struct ImageRequestHandler: Sendable {
     }
 
     /// `raw`: the source's own bytes, checked as any source is (its byte limit, the loader allow-list,
-    /// the pixel limit) and sent only when they carry nothing a render would strip
-    /// (`EncodedImage.unprocessed`); otherwise 422, naming what to ask for instead.
+    /// the pixel limit) and sent only when every part of the file is one that shows pixels
+    /// (`EncodedImage.unprocessed`); otherwise 422, naming the part found and what to ask for instead.
     private func unprocessed(_ parsed: ImageRequestPath, source: any ResolvedSource, to request: Request) async throws(ServiceFailure) -> (Response, String) {
         let etag = processor.etag(source: source.identity, fingerprint: source.fingerprint, options: parsed.options, format: .jpeg)
         var headers = HTTPAnswer.imageHeaders(etag: etag, maxAge: maxAge, negotiated: false, modified: source.modified)
@@ -189,13 +190,16 @@ struct ImageRequestHandler: Sendable {
             return (Response(status: .notModified, headers: headers), "revalidated")
         }
         let maxPixels = processor.maxPixels(parsed.options.limits)
-        let output = try await decoding(source, limits: parsed.options.limits, cost: { _ in 0 }) { image throws(ImagePipelineError) in
+        let unprocessed = try await decoding(source, limits: parsed.options.limits, cost: { _ in 0 }) { image throws(ImagePipelineError) in
             try EncodedImage.unprocessed(image, maxPixels: maxPixels)
         }
-        guard let output else {
+        let output: EncodedImage
+        switch unprocessed {
+        case .success(let image): output = image
+        case .failure(let refusal):
             throw ServiceFailure(status: .unprocessableContent, error: "not-raw",
-                                 detail: "raw: the source is not served as it is (it carries EXIF, XMP or IPTC metadata, is stored sideways, "
-                                    + "or is a format other than JPEG, PNG or WebP); ask for it without raw to have it processed")
+                                 detail: "raw: the source is not served as it is: \(refusal.reason), which only a render removes; "
+                                    + "ask for it without raw to have it processed")
         }
         disposition(parsed, fileExtension: output.format.fileExtension, &headers)
         return (image(output.data, format: output.format, headers: &headers, method: request.method), "raw")
@@ -222,7 +226,7 @@ struct ImageRequestHandler: Sendable {
                 }
                 let output = try await decoding(source, limits: options.limits, cost: cost) { image throws(ImagePipelineError) in
                     // `skp`: the source as it is, when it is already this format and safe to send.
-                    if skip, let unprocessed = try EncodedImage.unprocessed(image, as: spec.format, maxPixels: maxPixels) { return unprocessed }
+                    if skip, case .success(let unprocessed) = try EncodedImage.unprocessed(image, as: spec.format, maxPixels: maxPixels) { return unprocessed }
                     return try ImageRenderer(spec: spec).render(image, maxPixels: maxPixels, draft: draft)
                 }
                 metrics.processed(ContinuousClock.now - started)

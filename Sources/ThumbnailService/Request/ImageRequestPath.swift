@@ -8,6 +8,9 @@ public struct ImageRequestPath: Sendable, Equatable {
     public var options: ProcessingOptions
     /// The source as the URL names it: `local:///sku-1/IMG_1.jpg`, `https://…`.
     public var source: String
+    /// How many presets the URL names itself (not those inside presets): one for an image URL under
+    /// `onlyPresets`, so the outputs per source are presets × `dpr` values × formats.
+    public var presetsNamed = 0
 
     /// Paths longer than this are refused before parsing.
     public static let lengthLimit = 8192
@@ -22,16 +25,18 @@ public struct ImageRequestPath: Sendable, Equatable {
         var segments = path.split(separator: "/", omittingEmptySubsequences: false).map(String.init)
         if segments.first == "" { segments.removeFirst() }
         var options = ProcessingOptions()
-        var index = 0
+        var (index, presetsNamed) = (0, 0)
         // Options end at the first segment without a separator (imgproxy); `%3A` counts as one.
         while index < segments.count {
             let segment = segments[index].replacingOccurrences(of: "%3A", with: ":").replacingOccurrences(of: "%3a", with: ":")
             guard segment.contains(":") else { break }
             if onlyPresets { try OptionTable.checkAllowedWithPresetsOnly(segment, dprs: dprs) }
+            if OptionTable.isPreset(segment) { presetsNamed += segment.split(separator: ":", omittingEmptySubsequences: false).count - 1 }
             if !allowSecurityOptions { try OptionTable.checkNotSecurityOption(segment) }
             try options.apply(segment, presets: presets)
             index += 1
         }
+        if onlyPresets, presetsNamed > 1 { throw .presetCount(presetsNamed) }
         let sourceSegments = Array(segments[index...])
         let (source, fileExtension): (String, String?)
         if sourceSegments.first == "plain" {
@@ -41,7 +46,7 @@ public struct ImageRequestPath: Sendable, Equatable {
         }
         if let fileExtension { options.format = try ProcessingOptions.format(fileExtension) }
         if let expires = options.expires, expires.timeIntervalSince1970 > 0, expires < now { throw .expired }
-        return ImageRequestPath(options: options, source: source)
+        return ImageRequestPath(options: options, source: source, presetsNamed: presetsNamed)
     }
 
     private static func plainSource(_ text: String) throws(ProcessingError) -> (String, String?) {

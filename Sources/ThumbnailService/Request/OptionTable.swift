@@ -302,6 +302,11 @@ enum OptionTable {
         }
     }
 
+    /// Whether the segment names presets (`pr:…`, `preset:…`).
+    static func isPreset(_ segment: String) -> Bool {
+        definition(named: String(segment.prefix { $0 != ":" }))?.names.first == "preset"
+    }
+
     /// One of imgproxy's security options: one value, in the limit's unit once parsed (megapixels are
     /// pixels here), in the canonical form under its short name when given.
     private static func securityLimit(_ names: [String], _ limit: WritableKeyPath<ProcessingOptions.RequestLimits, Int?> & Sendable,

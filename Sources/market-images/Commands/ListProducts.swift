@@ -59,6 +59,7 @@ struct ListProducts: AsyncParsableCommand {
         var hasNext: Bool
         var totalCount: Int?
         var products: [ProductResponse]
+        var problems: [String]
     }
 
     func run() async throws {
@@ -75,9 +76,16 @@ struct ListProducts: AsyncParsableCommand {
                 && (!mine || product.vendorID == ownVendorID)
         }
         if address.json {
-            try printJSON(Listing(page: result.pageNumber, hasNext: result.hasNext, totalCount: result.totalCount, products: products))
-            return
+            try printJSON(Listing(page: result.pageNumber, hasNext: result.hasNext, totalCount: result.totalCount, products: products, problems: result.problems))
+        } else {
+            try printTable(result, products)
         }
+        // A bad item is named, the rest shown, and the exit status says some input was bad.
+        for problem in result.problems { Terminal.standardError.warning(ServerText.printable(problem)) }
+        if !result.problems.isEmpty { throw ExitCode.failure }
+    }
+
+    private func printTable(_ result: ProductPage, _ products: [ProductResponse]) throws {
         let dialect = try address.resolvedDialect
         let rows = [["ID", "NAME", "PRICE", "STOCK", "IMAGES"]] + products.map { product in
             [String(product.id), Terminal.display(product.name), ProductText.price(of: product, dialect: dialect), ProductText.stock(of: product),

@@ -36,6 +36,24 @@ final class HostileServerCommandLineTests: CommandLineTestCase {
         XCTAssertEqual(listed, 1)
     }
 
+    /// `list` on a page with bad items: the good ones printed, each bad one named on stderr, exit 1
+    /// (some input was bad), in the table and in `--json` alike.
+    func testListNamesBadItemsShowsTheRestAndExitsOne() async throws {
+        _ = try await startServer(.openmarket)
+        await server.arm(.bytes(200, body: OpenMarketTestServer.pageWithBadItems))
+        let table = try tool(["list"])
+        XCTAssertEqual(table.status, 1, table.stderr)
+        XCTAssertTrue(table.stdout.contains("Good mug") && table.stdout.contains("Mug \\xFF"), table.stdout)
+        XCTAssertTrue(table.stdout.contains("page 1: 2 products"), table.stdout)
+        XCTAssertTrue(table.stderr.contains("item 2 of the page left out: id 1.5") && table.stderr.contains("product 4: its name"), table.stderr)
+        await server.arm(.bytes(200, body: OpenMarketTestServer.pageWithBadItems))
+        let json = try tool(["list", "--json"])
+        XCTAssertEqual(json.status, 1, json.stderr)
+        let listing = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(json.stdout.utf8)) as? [String: Any])
+        XCTAssertEqual((listing["products"] as? [[String: Any]])?.count, 2)
+        XCTAssertEqual((listing["problems"] as? [String])?.count, 3)
+    }
+
     /// The server lists the product and loses the answer (303 to a closed port): one register, a
     /// pending record, no "nothing was sent"; the rerun adopts the listing instead of sending again.
     func testARegisterWhoseAnswerIsLostIsListedOnceAcrossRuns() async throws {
