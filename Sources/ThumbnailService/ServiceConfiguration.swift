@@ -138,6 +138,7 @@ public struct ServiceConfiguration: Sendable {
         check(limits.maxPixels > 0, "max-pixels", "must be positive")
         check((1...10_000).contains(limits.maxAnimationFrames), "max-animation-frames", "takes 1 (stills only) to 10000")
         check(limits.maxAnimationFramePixels.map { $0 > 0 } ?? true, "max-animation-frame-resolution", "must be positive")
+        check(limits.autoQualityMaxPixels.map { $0 > 0 } ?? true, "auto-quality-max-resolution", "takes 0 (no limit) or more pixels")
         check(limits.maxRenderMemory >= 16 << 20, "max-render-memory", "takes at least 16777216 (16 MB)")
         check(renderMemory >= limits.maxRenderMemory, "render-memory", "must be at least --max-render-memory (\(limits.maxRenderMemory))")
         check((1...100).contains(limits.defaultQuality), "quality", "takes 1 to 100")

@@ -77,23 +77,28 @@ public struct ThumbnailService: Sendable {
     }
 
     /// `GET /health`, and every other GET or HEAD as an image URL, with one access-log line each. On
-    /// a router of the caller's, after its own routes: the image route catches every path.
-    public func addRoutes<Context: RequestContext>(to router: Router<Context>) {
+    /// a router of the caller's, after its own routes: the image route catches every path but `/`,
+    /// which is the caller's; `answersRoot` takes `/` too, for a router with nothing of its own there
+    /// (`serve`'s: the router's own 404 has no body and none of the service's headers).
+    public func addRoutes<Context: RequestContext>(to router: Router<Context>, answersRoot: Bool = false) {
         let routes = router.group().add(middleware: AccessLog<Context>(metrics: metrics, logger: logger))
         routes.get("/health") { request, _ in HTTPAnswer.text("ok\n", method: request.method) }
         routes.head("/health") { request, _ in HTTPAnswer.text("ok\n", method: request.method) }
         let handler = self.handler, shutdown = ShutdownGrace(grace: configuration.grace), departures = self.departures
+        let paths: [RouterPath] = answersRoot ? ["**", "/"] : ["**"]
         for method: HTTPRequest.Method in [.get, .head, .post, .put, .delete, .patch, .options] {
-            routes.on("**", method: method) { request, context -> Response in
-                let channel = (context as? any ConnectionRequestContext)?.channel
-                return await shutdown.answer {
-                    await departures.whileConnected(channel) {
-                        do throws(ServiceFailure) {
-                            let (response, outcome) = try await handler.respond(to: request)
-                            CacheOutcome.current?.text = outcome
-                            return response
-                        } catch {
-                            return error.response
+            for path in paths {
+                routes.on(path, method: method) { request, context -> Response in
+                    let channel = (context as? any ConnectionRequestContext)?.channel
+                    return await shutdown.answer {
+                        await departures.whileConnected(channel) {
+                            do throws(ServiceFailure) {
+                                let (response, outcome) = try await handler.respond(to: request)
+                                CacheOutcome.current?.text = outcome
+                                return response
+                            } catch {
+                                return error.response
+                            }
                         }
                     }
                 }
@@ -111,7 +116,7 @@ public struct ThumbnailService: Sendable {
     /// lets requests in flight finish within `grace`, and stops the renders left. `onListening` gets each listener's URL.
     public func run(onListening: @escaping @Sendable (_ what: String, _ url: String) -> Void) async throws {
         let router = Router(context: ServiceRequestContext.self)
-        addRoutes(to: router)
+        addRoutes(to: router, answersRoot: true)
         var services: [any Service] = [configuration.bind.application(router.buildResponder(), idleTimeout: configuration.idleTimeout,
                                                                        limit: connections, departures: departures, logger: logger) { onListening("listening on", $0) }]
         if let metricsBind = configuration.metricsBind {

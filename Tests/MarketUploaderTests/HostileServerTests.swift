@@ -159,33 +159,48 @@ final class HostileServerTests: UploaderTestCase {
     /// Redaction by meaning: a secret of every character class (letters, digits, every ASCII
     /// punctuation mark, a space, Hangul, an emoji outside the BMP) echoed as Python's `json.dumps`,
     /// Go's HTML-safe encoder (`\u0026`), every character `\u`-escaped (upper- and lower-case hex),
-    /// HTML's named, decimal and hex references, percent- and form-encoding, and JSON inside a form
-    /// field, by a real server to the client, never reaches the error. Python writes its own
-    /// spellings, so our decoder is not its own oracle.
+    /// HTML's named (PHP's `htmlentities` too), decimal (with and without `;`) and hex references,
+    /// percent- and form-encoding, JavaScript's `escape()`, Python's bytes and `ascii()` reprs, NFD,
+    /// UTF-8 misread as Latin-1 and Windows-1252, upper case, full-width, zero-width spaces between
+    /// the characters, base64 of a Basic credential, JSON three times over, JSON inside a form field,
+    /// and cut short: by a real server to the client, never reaches the error. Python writes every
+    /// spelling, so our decoder is not its own oracle.
     func testEchoedSecretsAreRedactedHoweverTheyAreEscaped() async throws {
         let secret = "aZ9 !\"#$%&'()*+,-./:;<=>?@[\\]^_`{|}~한글🔑"
         let script = #"""
-        import html, json, re, sys, urllib.parse
+        import base64, html, html.entities, json, re, sys, unicodedata, urllib.parse
         s = sys.argv[1]
         units = [int.from_bytes(b[i:i + 2], "big") for b in [s.encode("utf-16-be")] for i in range(0, len(b), 2)]
         every = "".join("\\u%04x" % u for u in units)
         go = json.dumps(s, ensure_ascii=False)[1:-1].replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")
-        for spelling in [json.dumps(s)[1:-1], go, every, every.upper().replace("\\U", "\\u"),
-                         html.escape(s), "".join("&#%d;" % ord(c) for c in s), "".join("&#x%X;" % ord(c) for c in s),
-                         urllib.parse.quote(s, safe=""), re.sub("%[0-9A-F]{2}", lambda m: m.group(0).lower(), urllib.parse.quote(s, safe="")), urllib.parse.quote_plus(s),
-                         urllib.parse.quote_plus(json.dumps({"secret": s}))]:
-            print(spelling)
+        names = html.entities.codepoint2name
+        def js_escape(c):
+            if re.match(r"[A-Za-z0-9@*_+\-./]", c): return c
+            if ord(c) < 256: return "%%%02X" % ord(c)
+            return "".join("%%u%04X" % int.from_bytes(c.encode("utf-16-be")[i:i + 2], "big") for i in range(0, len(c.encode("utf-16-be")), 2))
+        exact = [json.dumps(s)[1:-1], go, every, every.upper().replace("\\U", "\\u"),
+                 html.escape(s), "".join("&#%d;" % ord(c) for c in s), "".join("&#x%X;" % ord(c) for c in s), "".join("&#%d" % ord(c) for c in s),
+                 "".join("&%s;" % names[ord(c)] if ord(c) in names else c for c in s),
+                 urllib.parse.quote(s, safe=""), re.sub("%[0-9A-F]{2}", lambda m: m.group(0).lower(), urllib.parse.quote(s, safe="")),
+                 urllib.parse.quote_plus(s), "".join(js_escape(c) for c in s), repr(s.encode())[2:-1], ascii(s)[1:-1],
+                 unicodedata.normalize("NFD", s), s.encode().decode("latin-1"), s.encode().decode("cp1252"), s.upper(),
+                 "".join(chr(ord(c) + 0xFEE0) if 0x21 <= ord(c) <= 0x7E else c for c in s), "\u200b".join(s),
+                 s[:-1]]
+        partial = [json.dumps(json.dumps(json.dumps(s)))[1:-1], urllib.parse.quote_plus(json.dumps({"secret": s})), base64.b64encode(("vendor-7:" + s).encode()).decode(), s[:len(s) // 2 + 1] + "…"]
+        for spelling in exact: print("exact\t" + spelling)
+        for spelling in partial: print("part\t" + spelling)
         """#
-        let spellings = String(decoding: try ProcessOutput.run("/usr/bin/env", ["python3", "-c", script, secret]), as: UTF8.self)
-            .split(separator: "\n").map(String.init)
-        XCTAssertEqual(spellings.count, 11)
+        let lines = String(decoding: try ProcessOutput.run("/usr/bin/env", ["python3", "-c", script, secret]), as: UTF8.self)
+            .split(separator: "\n").map { $0.split(separator: "\t", maxSplits: 1).map(String.init) }
+        XCTAssertEqual(lines.count, 26)
         let credentials = Credentials.vendor(identifier: OpenMarketTestServer.identifier, secret: Secret(secret))
         var client = try await startServer(.openmarket)
         client.retries = 0
-        for spelling in spellings {
+        for line in lines {
+            let (kind, spelling) = (line[0], line.count > 1 ? line[1] : "")
             let redacted = credentials.redact("before \(spelling) after")
             XCTAssertTrue(redacted.hasPrefix("before ") && redacted.hasSuffix(" after") && redacted.contains("<redacted>"), redacted)
-            XCTAssertTrue(spelling.hasPrefix("%7B") || redacted == "before <redacted> after", redacted)
+            XCTAssertTrue(kind == "part" || redacted == "before <redacted> after", redacted)
             let body = try JSONSerialization.data(withJSONObject: ["code": 400, "message": "secret was " + spelling])
             await server.arm(.status(400, body: String(decoding: body, as: UTF8.self)))
             do {
@@ -194,27 +209,29 @@ final class HostileServerTests: UploaderTestCase {
             } catch {
                 XCTAssertTrue(error.description.contains("<redacted>"), "\(spelling): \(error.description)")
                 for text in [error.description, redacted] {
-                    for fragment in ["aZ9", "한글", "%ED%95%9C", "\\ud55c", "&#", "%5Cud55c"] {
+                    for fragment in ["aZ9", "한글", "%ED%95%9C", "\\ud55c", "&#", "%5Cud55c", "+,-./:;"] {
                         XCTAssertFalse(text.lowercased().contains(fragment.lowercased()), "\(spelling): \(text)")
                     }
                 }
             }
         }
-        XCTAssertEqual(credentials.redact("a hunter2 b"), "a hunter2 b", "text without the secret is left as it is")
+        XCTAssertEqual(credentials.redact("a hunter2 b, aZ9, 한 글"), "a hunter2 b, aZ9, 한 글", "text without the secret, or with only a little of it, is left as it is")
     }
 
-    /// A product page with items that are no products (ids 1.5 and 2^63 − 1) and a name that is not
-    /// UTF-8: the good products are kept, each bad item is named with its problem, and the name is
-    /// shown with its byte escaped.
+    /// A product page with items that are no products (ids 1.5 and 2^63 − 1) and names that are not
+    /// valid Unicode as sent: the good products are kept, each bad item is named with its problem,
+    /// and each name is shown as it was sent.
     func testAListPageSurvivesABadItem() async throws {
         let client = try await startServer(.openmarket)
         await server.arm(.bytes(200, body: OpenMarketTestServer.pageWithBadItems))
         let page = try await client.products(page: 1)
-        XCTAssertEqual(page.products.map(\.id), [1, 4])
-        XCTAssertEqual(page.products.map(\.name), ["Good mug", "Mug \\xFF"])
+        XCTAssertEqual(page.products.map(\.id), [1, 4, 5, 6, 7])
+        XCTAssertEqual(page.products.map(\.name), ["Good mug", #"Mug \xFF"#, #"Mug \uD800 blue"#, #"Mug\x01blue"#, "abc\u{202E}dcba"])
+        let unreadable = "held text that is not valid Unicode, shown as sent (\\xFF, \\uD800)"
         XCTAssertEqual(page.problems, ["item 2 of the page left out: id 1.5 is not a product id (a whole number of at most 15 digits)",
                                        "item 3 of the page left out: id 9223372036854775807 is not a product id (a whole number of at most 15 digits)",
-                                       "product 4: its name held bytes that are not UTF-8, shown as \\xHH"])
+                                       "product 4: its name " + unreadable, "product 5: its name " + unreadable, "product 6: its name " + unreadable])
+        XCTAssertEqual(ServerText.printable(page.products[4].name), #"abc\u{202E}dcba"#, "a right-to-left override is shown as an escape")
     }
 
     func testServerTextCannotDriveTheTerminal() async throws {

@@ -489,14 +489,19 @@ private extension Data {
 
 extension OpenMarketTestServer {
     /// A G3 product page holding a good product, two items whose ids are no product ids (1.5 and
-    /// 2^63 − 1) and a product whose name has a byte that is not UTF-8 (`Mug \xFF`).
+    /// 2^63 − 1), and products whose names are not valid Unicode as sent: a byte that is not UTF-8
+    /// (`Mug \xFF`), a lone surrogate (`\ud800`), a raw control byte; and one with a right-to-left
+    /// override.
     public static let pageWithBadItems: Data = {
         func item(_ id: String, _ name: String) -> String {
             #"{"id":\#(id),"vendor_id":7,"name":"\#(name)","price":1000,"currency":"KRW","stock":3,"images":[]}"#
         }
-        let items = [item("1", "Good mug"), item("1.5", "Half"), item("9223372036854775807", "Huge"), item("4", "Mug NOT-UTF-8")]
-        var data = Data((#"{"page_no":1,"items_per_page":20,"total_count":4,"has_next":false,"pages":["# + items.joined(separator: ",") + "]}").utf8)
-        if let range = data.range(of: Data("NOT-UTF-8".utf8)) { data.replaceSubrange(range, with: [0xFF]) }
+        let items = [item("1", "Good mug"), item("1.5", "Half"), item("9223372036854775807", "Huge"), item("4", "Mug NOT-UTF-8"),
+                     item("5", #"Mug \ud800 blue"#), item("6", "MugCONTROLblue"), item("7", "abc\u{202E}dcba")]
+        var data = Data((#"{"page_no":1,"items_per_page":20,"total_count":7,"has_next":false,"pages":["# + items.joined(separator: ",") + "]}").utf8)
+        for (marker, byte) in [("NOT-UTF-8", UInt8(0xFF)), ("CONTROL", 0x01)] {
+            if let range = data.range(of: Data(marker.utf8)) { data.replaceSubrange(range, with: [byte]) }
+        }
         return data
     }()
 }

@@ -26,6 +26,8 @@ public enum SmuggledMetadata {
         Shape(name: "jpeg-mpf.jpg", part: "MPF", carriesGPS: false),
         Shape(name: "jpeg-icc.jpg", part: "ICC", carriesGPS: false),
         Shape(name: "webp-exif-flag-cleared.webp", part: "EXIF", carriesGPS: true),
+        Shape(name: "png-gama-long.png", part: "gAMA chunk of 14 bytes", carriesGPS: false),
+        Shape(name: "webp-vp8x-long.webp", part: "VP8X chunk of 20 bytes", carriesGPS: false),
     ]
 
     /// Writes every shape into `folder` from the clean files and the camera photo given.
@@ -62,6 +64,10 @@ public enum SmuggledMetadata {
         # libvips writes a VP8X chunk itself; its flags byte is cleared, so nothing says "has EXIF".
         chunks = webp[12:20] + b"\0" + webp[21:] if webp[12:16] == b"VP8X" else vp8x + webp[12:]
         body = b"WEBP" + chunks + exif_chunk
+        # Text after the fields of chunks of a fixed size, their lengths and checksums made to match.
+        ihdr_end = 8 + 12 + 13
+        long_vp8x = b"VP8X" + struct.pack("<I", 20) + (webp[20:30] if webp[12:16] == b"VP8X" else vp8x[8:]) + b"Main St 12"
+        long_body = b"WEBP" + long_vp8x + (webp[30:] if webp[12:16] == b"VP8X" else webp[12:])
         files = {
             "png-ztxt-exif.png": before_iend(png, chunk(b"zTXt", b"Raw profile type exif\0\0" + zlib.compress(profile))),
             "png-exif-chunk.png": before_iend(png, chunk(b"eXIf", exif)),
@@ -72,6 +78,8 @@ public enum SmuggledMetadata {
             "jpeg-mpf.jpg": jpg[:2] + segment(0xE2, b"MPF\0" + small.getvalue()) + jpg[2:],
             "jpeg-icc.jpg": icc.getvalue(),
             "webp-exif-flag-cleared.webp": b"RIFF" + struct.pack("<I", len(body)) + body,
+            "png-gama-long.png": png[:ihdr_end] + chunk(b"gAMA", struct.pack(">I", 45455) + b"Main St 12") + png[ihdr_end:],
+            "webp-vp8x-long.webp": b"RIFF" + struct.pack("<I", len(long_body)) + long_body,
         }
         for name, data in files.items():
             open(out + "/" + name, "wb").write(data)

@@ -38,6 +38,8 @@ final class ImageProcessorTests: FolderTestCase {
             ("maxAnimationFrames", { $0.maxAnimationFrames = 50 }, true),
             // Applied to the options (`applyingDefaults`), so in their canonical part of the tag.
             ("autoQuality", { $0.autoQuality = .init(score: 80, qualities: 30...95) }, false),
+            // In the tag of URLs with a perceptual aq only (below).
+            ("autoQualityMaxPixels", { $0.autoQualityMaxPixels = nil }, false),
             ("maxAnimationFramePixels", { $0.maxAnimationFramePixels = 1000 }, false),
             ("encoder.progressive", { $0.encoder.progressive = false }, true),
             ("encoder.avifEffort", { $0.encoder.avifEffort = 4 }, true),
@@ -61,6 +63,12 @@ final class ImageProcessorTests: FolderTestCase {
             change.apply(&limits)
             XCTAssertEqual(tags(limits) != tags(base), change.changesBytes, change.name)
         }
+        var scored = ProcessingOptions(), unlimited = base
+        scored.autoquality = .init(score: 80, qualities: 30...95)
+        unlimited.autoQualityMaxPixels = nil
+        XCTAssertNotEqual(ImageProcessor(limits: unlimited).etag(source: "local:///a.jpg", fingerprint: "f", options: scored, format: .jpeg),
+                          ImageProcessor(limits: base).etag(source: "local:///a.jpg", fingerprint: "f", options: scored, format: .jpeg),
+                          "the scoring limit changes which outputs are scored")
     }
 
     func testTheFormatFollowsTheURLThenAcceptThenTransparency() {

@@ -199,6 +199,12 @@ final class ImgproxyOptionsTests: ServiceTestCase {
                     XCTAssertEqual(Data(buffer: answer.body), cleanFiles[name], "\(name): a clean file goes as it is")
                 }
             }
+            let root = try await client.execute(uri: "/", method: .get) { $0 }
+            XCTAssertEqual(root.status, .notFound)
+            XCTAssertTrue(String(buffer: root.body).contains("not-found"), "the service's own 404, not the router's empty one")
+            let revalidated = try await client.execute(uri: controls[0].1, method: .get, headers: [.ifNoneMatch: "*"]) { $0 }
+            XCTAssertEqual(revalidated.status, .notModified)
+            for answer in [root, revalidated] { XCTAssertEqual(answer.headers[.xContentTypeOptions], "nosniff", "\(answer.status)") }
         }
         let answers = try Exiftool.metadata(in: shapes.map { written + "/" + $0.name })
         XCTAssertEqual(answers.values.flatMap { $0 }, [], "ExifTool finds nothing in any skp answer: \(answers)")

@@ -7,7 +7,7 @@ import TestSupport
 import XCTest
 @testable import ThumbnailService
 
-/// The thumbnail service in process, mounted on a router as another server would mount it, spoken
+/// The thumbnail service in process, mounted on a router of its own as `serve` mounts it, spoken
 /// to through HummingbirdTesting: no port, no binary. A product photo is under the root as
 /// `sku-1/IMG_1.jpg`; URLs are signed with the test key.
 class ServiceTestCase: FolderTestCase {
@@ -32,7 +32,7 @@ class ServiceTestCase: FolderTestCase {
                      _ body: @escaping @Sendable (ThumbnailService, any TestClientProtocol) async throws -> Void) async throws {
         let service = try ThumbnailService(configuration, logger: Logger(label: "test") { _ in log })
         let router = Router()
-        service.addRoutes(to: router)
+        service.addRoutes(to: router, answersRoot: true)
         try await Application(router: router).test(.router) { client in try await body(service, client) }
     }
 

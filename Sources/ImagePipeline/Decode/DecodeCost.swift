@@ -14,12 +14,19 @@ public enum DecodeCost {
         }
     }
 
+    /// Bytes a perceptual search holds per scored pixel, beside the output: the SSIMULACRA2
+    /// reference (its pyramid of XYB planes, means and squares: 48), one comparison's planes and
+    /// pyramid (44), the attempt read back and flattened (8), and its reference copy.
+    static let scoringBytesPerPixel = 112.0
+
     /// Bytes a render of a source with `header` into `box` (upright; `DecodedImage.unbounded` for a
     /// free side) holds at most, for an output of at most `outputPixels` (by default the source
     /// fitted into the box, never enlarged; see `RenderSpec.outputPixelBound`) in `format`, encoded
-    /// with `encoder`. An animation's `frames` each cost their output and their share of the decode.
+    /// with `encoder`. An animation's `frames` each cost their output and their share of the decode;
+    /// a perceptual search, what scoring `scoredPixels` holds (`RenderSpec.scoredPixelBound`).
     public static func bytes(header: ImageHeader, box: (width: Int, height: Int), outputPixels: Int? = nil,
-                             format: OutputFormat = .jpeg, encoder: EncoderSettings = EncoderSettings(), frames: Int = 1) -> Int {
+                             format: OutputFormat = .jpeg, encoder: EncoderSettings = EncoderSettings(), frames: Int = 1,
+                             scoredPixels: Int = 0) -> Int {
         let pixels = Double(header.width) * Double(header.height)
         let fit = min(1, Double(box.width) / Double(max(1, header.uprightWidth)), Double(box.height) / Double(max(1, header.uprightHeight)))
         // The output and the working copies around it (resize, crop, encode): four of its RGBA size
@@ -29,7 +36,7 @@ public enum DecodeCost {
         // (libvips' buffers, a colour transform's tables).
         let fitted = pixels * fit * fit, asked = max(fitted, outputPixels.map(Double.init) ?? fitted)
         let perPixel = encoderBytesPerPixel(format, encoder).map { $0 * asked } ?? 16 * fitted + 8 * (asked - fitted)
-        let output = perPixel * Double(frames) + Double(fixedBytes)
+        let output = perPixel * Double(frames) + scoringBytesPerPixel * Double(scoredPixels) + Double(fixedBytes)
         let decoder: Double
         switch header.format {
         case "JPEG":

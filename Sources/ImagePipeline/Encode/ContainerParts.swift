@@ -8,8 +8,11 @@ import Foundation
 ///
 /// Allowed: JPEG SOI, APP0 JFIF without a thumbnail, DQT, DHT, DRI, SOF0–2, SOS with its entropy
 /// data, EOI; PNG IHDR, PLTE, tRNS, IDAT, IEND and the numeric colour and density chunks gAMA,
-/// cHRM, sRGB, sBIT, pHYs; WebP VP8X, VP8, VP8L, ALPH, ANIM, ANMF (and the frames in it). No colour
-/// profile: outputs carry none either, so `raw` promises no more than a render.
+/// cHRM, sRGB, sBIT, pHYs; WebP VP8X, VP8, VP8L, ALPH, ANIM, ANMF (and the frames in it). Parts of a
+/// fixed size must have it, so none carries text after its fields. No colour profile: outputs carry
+/// none either, so `raw` promises no more than a render. What is not looked into: the compressed
+/// data itself (bytes after a zlib stream's end inside IDAT, after a VP8 frame, in an unused Huffman
+/// table or palette entry), where no tool writes metadata and finding them would take a decode.
 public enum ContainerParts {
     /// nil when every part is allowed; otherwise what was found, for the 422 that names it.
     public static func firstUnsendablePart(in data: Data, format: OutputFormat) -> String? {
@@ -80,7 +83,10 @@ public enum ContainerParts {
         }
     }
 
-    private static let pngAllowed: Set<String> = ["IHDR", "PLTE", "tRNS", "IDAT", "gAMA", "cHRM", "sRGB", "sBIT", "pHYs"]
+    /// Each allowed PNG chunk and the lengths it may have.
+    private static let pngAllowed: [String: ClosedRange<Int>] = [
+        "IHDR": 13...13, "PLTE": 3...768, "tRNS": 1...256, "IDAT": 0...Int.max, "gAMA": 4...4, "cHRM": 32...32, "sRGB": 1...1, "sBIT": 1...4, "pHYs": 9...9,
+    ]
 
     private static func png(_ b: [UInt8]) -> String? {
         guard b.starts(with: [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]) else { return "no PNG signature" }
@@ -91,13 +97,17 @@ public enum ContainerParts {
             let end = at + 12 + length
             guard end <= b.count else { return "a truncated PNG \(type) chunk" }
             if type == "IEND" { return end == b.count ? nil : "\(b.count - end) bytes after the PNG's IEND chunk" }
-            guard pngAllowed.contains(type) else { return "a PNG \(type) chunk" }
+            guard let lengths = pngAllowed[type] else { return "a PNG \(type) chunk" }
+            guard lengths.contains(length), type != "PLTE" || length % 3 == 0 else { return "a PNG \(type) chunk of \(length) bytes" }
             at = end
         }
         return "a PNG without its IEND chunk"
     }
 
-    private static let webpAllowed: Set<String> = ["VP8X", "VP8 ", "VP8L", "ALPH", "ANIM", "ANMF"]
+    /// Each allowed WebP chunk and the lengths it may have (a frame: its 16-byte header and chunks).
+    private static let webpAllowed: [String: ClosedRange<Int>] = [
+        "VP8X": 10...10, "VP8 ": 10...Int.max, "VP8L": 5...Int.max, "ALPH": 1...Int.max, "ANIM": 6...6, "ANMF": 16...Int.max,
+    ]
 
     private static func webp(_ b: [UInt8]) -> String? {
         guard b.count >= 12, b.starts(with: Array("RIFF".utf8)), b[8..<12].elementsEqual("WEBP".utf8) else { return "no WebP RIFF header" }
@@ -115,12 +125,11 @@ public enum ContainerParts {
             let length = littleEndian(b[at + 4..<at + 8])
             let next = at + 8 + length + (length & 1)
             guard at + 8 + length <= end, next <= end || at + 8 + length == end else { return "a truncated WebP \(type) chunk" }
-            guard webpAllowed.contains(type) else { return "a WebP \(type.trimmingCharacters(in: .whitespaces)) chunk" }
+            let name = type.trimmingCharacters(in: .whitespaces)
+            guard let lengths = webpAllowed[type] else { return "a WebP \(name) chunk" }
+            guard lengths.contains(length) else { return "a WebP \(name) chunk of \(length) bytes" }
             // A frame holds its own chunks after a 16-byte header: the same list applies.
-            if type == "ANMF" {
-                guard length >= 16 else { return "a truncated WebP ANMF chunk" }
-                if let found = webpChunks(b, from: at + 24, to: at + 8 + length) { return found }
-            }
+            if type == "ANMF", let found = webpChunks(b, from: at + 24, to: at + 8 + length) { return found }
             at = min(next, end)
         }
         return nil

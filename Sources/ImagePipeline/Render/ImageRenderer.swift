@@ -52,6 +52,11 @@ public struct ImageRenderer: Sendable {
     /// The encode stage: the spec's quality, or with `maxBytes` the best quality that fits, shrinking
     /// no further than `minEdge` when even the lowest quality does not.
     func encode(_ image: DecodedImage) throws(ImagePipelineError) -> EncodedImage {
+        var spec = spec
+        // Too many pixels to score within its limit: the quality it would have had without a target.
+        if let limit = spec.scoreLimit, spec.scoredPixelBound(uprightWidth: image.source.uprightWidth, uprightHeight: image.source.uprightHeight) == 0 {
+            (spec.targetScore, spec.quality) = (nil, limit.quality)
+        }
         // What a score cannot judge (an animation, PNG, an image under 8 pixels) is encoded as without one.
         if let target = spec.targetScore, PerceptualEncoder.canScore(image, as: spec.format) {
             return try PerceptualEncoder(format: spec.format, target: target, qualities: min(spec.minQuality, spec.quality)...spec.quality,

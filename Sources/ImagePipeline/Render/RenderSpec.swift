@@ -94,6 +94,29 @@ public struct RenderSpec: Sendable, Hashable, Codable {
     /// When set, the quality is the smallest in `minQuality...quality` whose output scores at least
     /// this by SSIMULACRA2 against the pixels it was made from (`PerceptualEncoder`); `maxBytes` still caps.
     public var targetScore: Double?
+    /// Outputs with more pixels (by `outputPixelBound` of the source, so the service admits a render
+    /// by the same rule) are not scored but encoded at the limit's quality (imgproxy's
+    /// `IMGPROXY_AUTOQUALITY_MAX_RESOLUTION`): a score holds `DecodeCost.scoringBytesPerPixel` and
+    /// costs CPU for every output pixel of every attempt. nil: any size is scored.
+    public var scoreLimit: ScoreLimit?
+
+    public struct ScoreLimit: Sendable, Hashable, Codable {
+        public var maxPixels: Int
+        /// The quality of an output too large to score, as if the target were not given.
+        public var quality: Int
+
+        public init(maxPixels: Int, quality: Int) {
+            (self.maxPixels, self.quality) = (maxPixels, quality)
+        }
+    }
+
+    /// The most output pixels a perceptual search scores for a source of this upright size: the
+    /// output's bound, or none without a target or past `scoreLimit`.
+    public func scoredPixelBound(uprightWidth: Int, uprightHeight: Int) -> Int {
+        guard targetScore != nil, format != .png else { return 0 }
+        let bound = outputPixelBound(uprightWidth: uprightWidth, uprightHeight: uprightHeight)
+        return bound <= scoreLimit?.maxPixels ?? .max ? bound : 0
+    }
     /// With `maxBytes`, the long edge the pixels shrink no further than: the budget fails instead.
     public var minEdge = RenderSpec.minimumEdge
     /// When set, the photo is first cut to a square of this many pixels (as `fill-down` with the

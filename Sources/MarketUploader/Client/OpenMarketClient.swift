@@ -161,7 +161,7 @@ public struct OpenMarketClient: Sendable {
 
     private func decode<T: Decodable>(_ body: Data, credentials: Credentials? = nil) throws(OpenMarketError) -> T {
         do {
-            return try JSONDecoder().decode(T.self, from: ServerText.markingInvalidUTF8(body))
+            return try JSONDecoder().decode(T.self, from: ServerText.markingInvalidText(body))
         } catch {
             let snippet = String(decoding: body.prefix(120), as: UTF8.self)
             throw .invalidResponse("expected JSON, got \"\(ServerText.printable(credentials?.redact(snippet) ?? snippet))\"")

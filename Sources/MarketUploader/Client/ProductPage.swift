@@ -12,7 +12,7 @@ public struct ProductPage: Sendable, Equatable, Decodable {
     /// How far the server's clock was ahead of ours when it answered (from its `Date` header).
     public var serverClockOffset: TimeInterval?
     /// What was wrong with the page's items, one line each: an item that is no product (left out,
-    /// the rest kept) or a product whose text was not UTF-8 (kept, the bytes shown as `\xHH`).
+    /// the rest kept) or a product whose text was not valid Unicode (kept, shown as sent: `\xFF`, `\uD800`).
     public var problems: [String] = []
 
     /// One item of the list: a product, or why it is none. Decoding it never fails, so one bad item
@@ -53,8 +53,9 @@ public struct ProductPage: Sendable, Equatable, Decodable {
             switch item.product {
             case .success(let product):
                 products.append(product)
-                if !product.notUTF8.isEmpty {
-                    problems.append("product \(product.id): its \(product.notUTF8.joined(separator: " and ")) held bytes that are not UTF-8, shown as \\xHH")
+                if !product.notUnicode.isEmpty {
+                    problems.append("product \(product.id): its \(product.notUnicode.joined(separator: " and ")) held text that is not valid Unicode, "
+                                    + "shown as sent (\\xFF, \\uD800)")
                 }
             case .failure(let error):
                 problems.append("item \(index + 1) of the page left out: " + Self.reason(error))

@@ -23,8 +23,9 @@ public struct ProductResponse: Sendable, Equatable, Codable {
     public var images: [Image]
     public var createdAt: Date?
     public var vendorID: Int?
-    /// The fields whose text held bytes that are not UTF-8, now shown as `\xHH` (`ServerText`).
-    public var notUTF8: [String] = []
+    /// The fields whose text was not valid Unicode as sent (a byte that is not UTF-8, a raw control
+    /// byte, a lone surrogate), now shown as it was sent: `\xFF`, `\uD800` (`ServerText`).
+    public var notUnicode: [String] = []
 
     private enum Keys: String, CodingKey {
         case id, name, title, description, descriptions, price, currency, stock, thumbnail, thumbnails, images
@@ -42,10 +43,10 @@ public struct ProductResponse: Sendable, Equatable, Codable {
             throw DecodingError.dataCorrupted(context)
         }
         self.id = id
-        let (name, nameNotUTF8) = ServerText.escapingInvalidUTF8((try? c.decode(String.self, forKey: .name)) ?? (try? c.decode(String.self, forKey: .title)) ?? "")
-        let described = ((try? c.decode(String.self, forKey: .description)) ?? (try? c.decode(String.self, forKey: .descriptions))).map(ServerText.escapingInvalidUTF8)
+        let (name, nameNotUnicode) = ServerText.escapingInvalidText((try? c.decode(String.self, forKey: .name)) ?? (try? c.decode(String.self, forKey: .title)) ?? "")
+        let described = ((try? c.decode(String.self, forKey: .description)) ?? (try? c.decode(String.self, forKey: .descriptions))).map(ServerText.escapingInvalidText)
         (self.name, description) = (name, described?.text)
-        notUTF8 = [(nameNotUTF8, "name"), (described?.hadInvalid ?? false, "description")].filter(\.0).map(\.1)
+        notUnicode = [(nameNotUnicode, "name"), (described?.hadInvalid ?? false, "description")].filter(\.0).map(\.1)
         price = Self.double(c, .price)
         discountedPrice = Self.double(c, .discountedPrice)
         bargainPrice = Self.double(c, .bargainPrice)

@@ -1,50 +1,91 @@
 import Foundation
 
 /// Text a server (or a file) supplied, made safe to show: control characters — C0 including
-/// newline, DEL, and C1 such as the one-byte CSI `\u{9B}` — are written as escapes, so an answer
-/// cannot move the cursor, retitle a window, clear the screen or forge a line of output.
+/// newline, DEL, and C1 such as the one-byte CSI `\u{9B}` — and the bidirectional controls (U+202E
+/// and its kin) are written as escapes, so an answer cannot move the cursor, retitle a window, clear
+/// the screen, forge a line of output or show its text reversed.
 public enum ServerText {
     /// `text` with its control characters escaped, but those in `kept` (a terminal's own newline and
     /// tab, say).
     public static func printable(_ text: String, keeping kept: Set<Unicode.Scalar> = []) -> String {
-        func escapes(_ scalar: Unicode.Scalar) -> Bool { scalar.properties.generalCategory == .control && !kept.contains(scalar) }
+        func escapes(_ scalar: Unicode.Scalar) -> Bool {
+            (scalar.properties.generalCategory == .control || scalar.properties.isBidiControl) && !kept.contains(scalar)
+        }
         guard text.unicodeScalars.contains(where: escapes) else { return text }
         return text.unicodeScalars.map { escapes($0) ? $0.escaped(asASCII: true) : String($0) }.joined()
     }
 
-    /// Where a server's answer is not UTF-8: each byte that is not part of a valid sequence becomes a
-    /// private-use character (U+10FF00 + the byte), so the JSON still decodes, the rest of the
-    /// answer is kept, and `escapingInvalidUTF8` can show the byte as `\xHH` and name it.
-    static func markingInvalidUTF8(_ data: Data) -> Data {
+    /// A server's JSON made readable where its text is not: a byte that begins no UTF-8 character,
+    /// or a control byte inside a string (JSON wants it escaped), becomes a private-use character
+    /// (U+10FF00 + the byte), and a `\uD800` escape with no partner (no Unicode text has it) becomes
+    /// U+F0000 + its distance from U+D800. The JSON then decodes, the rest of the answer is kept, and
+    /// `escapingInvalidText` shows each as it was sent (`\xFF`, `\uD800`) and says there was one.
+    static func markingInvalidText(_ data: Data) -> Data {
         let bytes = [UInt8](data)
         var out: [UInt8] = []
-        var (at, marked) = (0, false)
+        var (at, marked, inString) = (0, false, false)
+        func mark(_ value: UInt32) {
+            out += Array(String(Unicode.Scalar(value) ?? "\u{FFFD}").utf8)
+            marked = true
+        }
         while at < bytes.count {
-            let length = validSequenceLength(bytes, at)
-            if length > 0 {
-                out += bytes[at..<at + length]
-                at += length
+            let byte = bytes[at]
+            if inString, byte < 0x20 {
+                mark(invalidByteMarker + UInt32(byte))
+                at += 1
+            } else if inString, byte == UInt8(ascii: "\\"), at + 1 < bytes.count {
+                let unit = bytes[at + 1] == UInt8(ascii: "u") ? hexValue(bytes, at + 2, 4) : nil
+                let next = at + 8 <= bytes.count && bytes[at + 6] == UInt8(ascii: "\\") && bytes[at + 7] == UInt8(ascii: "u") ? hexValue(bytes, at + 8, 4) : nil
+                if let unit, (0xD800..<0xDC00).contains(unit), let next, (0xDC00..<0xE000).contains(next) {
+                    out += bytes[at..<at + 12]
+                    at += 12
+                } else if let unit, (0xD800..<0xE000).contains(unit) {
+                    mark(loneSurrogateMarker + unit - 0xD800)
+                    at += 6
+                } else {
+                    // An escape pair (`\"` included) as sent.
+                    out += bytes[at..<at + 2]
+                    at += 2
+                }
             } else {
-                // U+10FF00 + byte in UTF-8.
-                out += [0xF4, 0x8F, 0xBC | bytes[at] >> 6, 0x80 | bytes[at] & 0x3F]
-                (at, marked) = (at + 1, true)
+                let length = validSequenceLength(bytes, at)
+                if length > 0 {
+                    if byte == UInt8(ascii: "\"") { inString.toggle() }
+                    out += bytes[at..<at + length]
+                    at += length
+                } else {
+                    mark(invalidByteMarker + UInt32(byte))
+                    at += 1
+                }
             }
         }
         return marked ? Data(out) : data
     }
 
-    /// `text` with each byte `markingInvalidUTF8` marked written as `\xHH`, and whether there was one.
-    static func escapingInvalidUTF8(_ text: String) -> (text: String, hadInvalid: Bool) {
-        func marked(_ scalar: Unicode.Scalar) -> Bool { scalar.value & ~0xFF == invalidByteMarker }
-        guard text.unicodeScalars.contains(where: marked) else { return (text, false) }
-        let escaped = text.unicodeScalars.map { marked($0) ? String(format: "\\x%02X", $0.value & 0xFF) : String($0) }.joined()
-        return (escaped, true)
+    /// `text` with each character `markingInvalidText` marked written as it was sent (`\xHH`,
+    /// `\uD800`), and whether there was one.
+    static func escapingInvalidText(_ text: String) -> (text: String, hadInvalid: Bool) {
+        func original(_ scalar: Unicode.Scalar) -> String? {
+            switch scalar.value {
+            case invalidByteMarker...(invalidByteMarker + 0xFF): String(format: "\\x%02X", scalar.value & 0xFF)
+            case loneSurrogateMarker..<(loneSurrogateMarker + 0x800): String(format: "\\u%04X", scalar.value - loneSurrogateMarker + 0xD800)
+            default: nil
+            }
+        }
+        guard text.unicodeScalars.contains(where: { original($0) != nil }) else { return (text, false) }
+        return (text.unicodeScalars.map { original($0) ?? String($0) }.joined(), true)
     }
 
+    private static func hexValue(_ bytes: [UInt8], _ at: Int, _ count: Int) -> UInt32? {
+        guard at + count <= bytes.count else { return nil }
+        return UInt32(String(decoding: bytes[at..<at + count], as: UTF8.self), radix: 16)
+    }
+
+    private static let loneSurrogateMarker: UInt32 = 0xF0000
     private static let invalidByteMarker: UInt32 = 0x10FF00
 
     /// The length of the valid UTF-8 sequence at `at` (1–4), or 0.
-    private static func validSequenceLength(_ b: [UInt8], _ at: Int) -> Int {
+    static func validSequenceLength(_ b: [UInt8], _ at: Int) -> Int {
         let lead = b[at]
         let (length, low, high): (Int, UInt8, UInt8) = switch lead {
         case 0x00...0x7F: (1, 0x80, 0xBF)

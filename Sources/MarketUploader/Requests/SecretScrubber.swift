@@ -1,71 +1,124 @@
-/// Finds secrets in text by what the text means, not by how it is spelled: a server may echo a
-/// secret JSON-escaped (`\u0026`, as Go's and Python's encoders write it), HTML-escaped (`&amp;`,
-/// `&#x26;`), percent- or form-encoded, or one of these inside another. The text is decoded layer
-/// by layer, each decoded character remembering the span of the original it came from; a secret
-/// found at any layer has that span of the original replaced. Any escape of any character is
-/// therefore caught, where a list of the secret's spellings catches only the ones listed.
+import Foundation
+
+/// Finds secrets in text by what the text means, not by how it is spelled. A server may echo a
+/// secret JSON-escaped (`\u0026` as Go writes it, `\uD83D\uDE00`, `\U0001F600`), as bytes (`\xc3\xbc`),
+/// HTML-escaped (`&amp;`, `&#38`, `&uuml;`), percent- or form-encoded (also JavaScript's `%FC` and
+/// `%uD55C`), one of these inside another, in another case or normalisation, misread as Latin-1, in
+/// base64, or cut short. The text is decoded layer by layer, each decoded character remembering the
+/// span of the original it came from; where any layer holds the secret, or a run of at least half of
+/// it, that span of the original is replaced. What is not caught: the secret spelled backwards, spaced
+/// out, or in an encoding of the server's own.
 enum SecretScrubber {
     static let replacement = "<redacted>"
 
-    /// A character of some layer of decoding, and the original's scalars it stands for.
+    /// A character of some layer of decoding, and the original's scalars it stands for. A named
+    /// HTML reference this table does not know (`&uuml;`) is a `wildcard`: some character past ASCII.
     private struct Unit {
         var scalar: Unicode.Scalar
         var span: Range<Int>
+        var wildcard = false
     }
 
+    /// Decodings of decodings looked through: JSON in a form field in an HTML page, and one more.
+    static let layers = 4
+
     static func scrub(_ text: String, secrets: [String]) -> String {
-        let secrets = secrets.filter { !$0.isEmpty }.map { Array($0.unicodeScalars) }
+        // By scalars: Swift's `String` equality would take NFC and NFD for one and keep one of them.
+        let secrets = Set(secrets.filter { !$0.isEmpty }.flatMap(spellings).map { $0.unicodeScalars.map { fold($0).value } })
+            .map { $0.compactMap(Unicode.Scalar.init) }
         guard !secrets.isEmpty else { return text }
         let original = Array(text.unicodeScalars)
         var layer = original.indices.map { Unit(scalar: original[$0], span: $0..<$0 + 1) }
         var hidden: [Range<Int>] = []
-        // Three layers: the text, its decoding, and a decoding of that (JSON in a percent-encoded form).
-        for depth in 0..<3 {
-            for secret in secrets { hidden += matches(of: secret, in: layer) }
-            guard depth < 2 else { break }
+        for depth in 0...layers {
+            let folded = layer.map { $0.wildcard ? nil : fold($0.scalar) }
+            for secret in secrets { hidden += matches(of: secret, in: layer, folded: folded) }
+            guard depth < layers else { break }
             let next = decoded(layer)
-            if next.count == layer.count { break }
+            if next.count == layer.count, zip(next, layer).allSatisfy({ $0.scalar == $1.scalar }) { break }
             layer = next
         }
         guard !hidden.isEmpty else { return text }
         var result = String.UnicodeScalarView()
         var at = 0
         for span in hidden.sorted(by: { $0.lowerBound < $1.lowerBound }) {
+            if span.upperBound <= at { continue }
             if span.lowerBound >= at {
                 result.append(contentsOf: original[at..<span.lowerBound])
                 result.append(contentsOf: replacement.unicodeScalars)
             }
-            at = max(at, span.upperBound)
+            at = span.upperBound
         }
         result.append(contentsOf: original[at...])
         return String(result)
     }
 
-    /// The spans of the original under each place `secret` appears; `+` stands for a space as well,
-    /// as form encoding writes it.
-    private static func matches(of secret: [Unicode.Scalar], in units: [Unit]) -> [Range<Int>] {
-        guard units.count >= secret.count else { return [] }
-        return (0...(units.count - secret.count)).compactMap { start in
-            let window = units[start..<start + secret.count]
-            let same = zip(window, secret).allSatisfy { unit, scalar in unit.scalar == scalar || (unit.scalar == "+" && scalar == " ") }
-            return same ? units[start].span.lowerBound..<units[start + secret.count - 1].span.upperBound : nil
+    /// The secret as it may be written before any escaping: composed and decomposed, its UTF-8 read
+    /// as Latin-1 or Windows-1252, and the parts of its base64 that do not depend on what stands
+    /// beside it (at each of the three alignments, in both alphabets).
+    private static func spellings(of secret: String) -> [String] {
+        var spellings = [secret, secret.precomposedStringWithCanonicalMapping, secret.decomposedStringWithCanonicalMapping]
+        let bytes = Data(secret.utf8)
+        for encoding in [String.Encoding.isoLatin1, .windowsCP1252] {
+            if let misread = String(data: bytes, encoding: encoding) { spellings.append(misread) }
         }
+        for offset in 0..<3 {
+            let encoded = (Data(repeating: 0, count: offset) + bytes).base64EncodedString()
+            // Characters that mix in a byte from outside the secret: those of the padding before it,
+            // and the last group unless the secret ends a group.
+            let stable = encoded.dropFirst(offset == 0 ? 0 : offset + 1).dropLast((offset + bytes.count) % 3 == 0 ? 0 : 4)
+            if stable.count >= 8 {
+                spellings += [String(stable), stable.replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_")]
+            }
+        }
+        return spellings
     }
 
-    /// One layer of decoding: JSON and C-style backslash escapes, HTML character references, and
-    /// runs of percent-escapes read as UTF-8. Anything else stands for itself.
+    /// A character as it is compared: lower case, compatibility forms folded (full-width letters).
+    private static func fold(_ scalar: Unicode.Scalar) -> Unicode.Scalar {
+        let folded = String(scalar).precomposedStringWithCompatibilityMapping.lowercased().unicodeScalars
+        return folded.count == 1 ? folded.first ?? scalar : scalar
+    }
+
+    /// The spans of the original under each run of the secret in `units`: the whole of it, or (for a
+    /// secret of more than 8 characters) any run of at least half of it, for an echo cut short.
+    /// `+` stands for a space as well, as form encoding writes it.
+    /// `folded`: each unit as compared (nil for a wildcard).
+    private static func matches(of secret: [Unicode.Scalar], in units: [Unit], folded: [Unicode.Scalar?]) -> [Range<Int>] {
+        let shortest = secret.count <= 8 ? secret.count : max(8, (secret.count + 1) / 2)
+        func same(_ index: Int, _ scalar: Unicode.Scalar) -> Bool {
+            guard let unit = folded[index] else { return !scalar.isASCII }
+            return unit == scalar || (unit == "+" && scalar == " ")
+        }
+        var spans: [Range<Int>] = []
+        for start in units.indices {
+            var longest = 0
+            for offset in secret.indices where same(start, secret[offset]) {
+                var length = 1
+                while start + length < units.count, offset + length < secret.count, same(start + length, secret[offset + length]) { length += 1 }
+                longest = max(longest, length)
+            }
+            if longest >= shortest { spans.append(units[start].span.lowerBound..<units[start + longest - 1].span.upperBound) }
+        }
+        return spans
+    }
+
+    /// One layer of decoding: backslash escapes, HTML character references, runs of `%HH` or `\xHH`
+    /// read as UTF-8 (or, byte by byte, as Latin-1 where they are not), and JavaScript's `%uXXXX`.
+    /// Characters that show nothing (zero-width spaces, soft hyphens) are dropped; anything else
+    /// stands for itself.
     private static func decoded(_ units: [Unit]) -> [Unit] {
         var out: [Unit] = []
         var at = 0
         while at < units.count {
-            if let (unit, length) = backslash(units, at) ?? reference(units, at) {
-                out.append(unit)
-                at += length
-            } else if let (run, length) = percentRun(units, at) {
+            if let (run, length) = byteRun(units, at) {
                 out += run
                 at += length
+            } else if let (unit, length) = backslash(units, at) ?? reference(units, at) ?? percentU(units, at) {
+                out.append(unit)
+                at += length
             } else {
-                out.append(units[at])
+                if !units[at].scalar.properties.isDefaultIgnorableCodePoint { out.append(units[at]) }
                 at += 1
             }
         }
@@ -87,59 +140,87 @@ enum SecretScrubber {
         return (Unit(scalar: scalar, span: units[start].span.lowerBound..<units[start + length - 1].span.upperBound), length)
     }
 
-    /// `\uXXXX` (a surrogate pair as one character), `\xHH`, `\"`, `\\`, `\/`, `\n` and the like.
+    /// A UTF-16 escape at `at` (`prefix` then four hex digits), a surrogate pair as one character.
+    private static func utf16(_ units: [Unit], _ at: Int, prefix: [Unicode.Scalar]) -> (Unit, Int)? {
+        let width = prefix.count + 4
+        guard at + width <= units.count, zip(units[at..<at + prefix.count], prefix).allSatisfy({ $0.scalar == $1 }),
+              let high = hex(units, at + prefix.count..<at + width) else { return nil }
+        if (0xD800..<0xDC00).contains(high), at + 2 * width <= units.count,
+           zip(units[at + width..<at + width + prefix.count], prefix).allSatisfy({ $0.scalar == $1 }),
+           let low = hex(units, at + width + prefix.count..<at + 2 * width), (0xDC00..<0xE000).contains(low) {
+            return unit(0x10000 + (high - 0xD800) << 10 + (low - 0xDC00), units, at, 2 * width)
+        }
+        return unit(high, units, at, width)
+    }
+
+    /// `\uXXXX`, `\UXXXXXXXX`, `\"`, `\\`, `\/`, `\n` and the like (`\xHH` is a byte: `byteRun`).
     private static func backslash(_ units: [Unit], _ at: Int) -> (Unit, Int)? {
         guard units[at].scalar == "\\", at + 1 < units.count else { return nil }
         switch units[at + 1].scalar {
-        case "u":
-            guard let high = hex(units, at + 2..<at + 6) else { return nil }
-            if (0xD800..<0xDC00).contains(high), at + 12 <= units.count, units[at + 6].scalar == "\\", units[at + 7].scalar == "u",
-               let low = hex(units, at + 8..<at + 12), (0xDC00..<0xE000).contains(low) {
-                return unit(0x10000 + (high - 0xD800) << 10 + (low - 0xDC00), units, at, 12)
-            }
-            return unit(high, units, at, 6)
-        case "x": return unit(hex(units, at + 2..<at + 4), units, at, 4)
+        case "u": return utf16(units, at, prefix: ["\\", "u"])
+        case "U": return unit(hex(units, at + 2..<at + 10), units, at, 10)
         default:
             let simple: [Unicode.Scalar: Unicode.Scalar] = ["\"": "\"", "\\": "\\", "/": "/", "'": "'", "n": "\n", "t": "\t", "r": "\r", "b": "\u{08}", "f": "\u{0C}"]
             return simple[units[at + 1].scalar].flatMap { unit($0.value, units, at, 2) }
         }
     }
 
-    private static let entities: [String: Unicode.Scalar] = ["amp": "&", "lt": "<", "gt": ">", "quot": "\"", "apos": "'", "nbsp": "\u{A0}", "sol": "/", "num": "#",
-                                                            "percnt": "%", "plus": "+", "equals": "=", "colon": ":", "semi": ";", "bsol": "\\"]
-
-    /// `&amp;`, `&#38;`, `&#x26;` (the `;` may be missing after a number, as browsers allow).
-    private static func reference(_ units: [Unit], _ at: Int) -> (Unit, Int)? {
-        guard units[at].scalar == "&" else { return nil }
-        let body = units[(at + 1)...].prefix(12).prefix { $0.scalar != ";" && $0.scalar != "&" && $0.scalar != " " }
-        let name = String(String.UnicodeScalarView(body.map(\.scalar)))
-        let closed = at + 1 + body.count < units.count && units[at + 1 + body.count].scalar == ";"
-        let length = 1 + body.count + (closed ? 1 : 0)
-        if name.hasPrefix("#x") || name.hasPrefix("#X") {
-            return UInt32(name.dropFirst(2), radix: 16).flatMap { unit($0, units, at, length) }
-        }
-        if name.hasPrefix("#") { return UInt32(name.dropFirst()).flatMap { unit($0, units, at, length) } }
-        guard closed, let scalar = entities[name] else { return nil }
-        return unit(scalar.value, units, at, length)
+    /// JavaScript's `escape()` of a character past Latin-1: `%uD55C`.
+    private static func percentU(_ units: [Unit], _ at: Int) -> (Unit, Int)? {
+        units[at].scalar == "%" ? utf16(units, at, prefix: ["%", "u"]) : nil
     }
 
-    /// A run of `%HH` read as UTF-8, each character spanning its own escapes; nil when the run is
-    /// not UTF-8 (the escapes then stand for themselves).
-    private static func percentRun(_ units: [Unit], _ at: Int) -> ([Unit], Int)? {
+    private static let entities: [String: Unicode.Scalar] = ["amp": "&", "lt": "<", "gt": ">", "quot": "\"", "apos": "'", "nbsp": "\u{A0}", "sol": "/", "num": "#",
+                                                            "percnt": "%", "plus": "+", "equals": "=", "colon": ":", "semi": ";", "bsol": "\\",
+                                                            "excl": "!", "dollar": "$", "lpar": "(", "rpar": ")", "ast": "*", "comma": ",",
+                                                            "period": ".", "quest": "?", "commat": "@", "lsqb": "[", "rsqb": "]", "lbrack": "[",
+                                                            "rbrack": "]", "Hat": "^", "lowbar": "_", "grave": "`", "lcub": "{", "rcub": "}",
+                                                            "lbrace": "{", "rbrace": "}", "verbar": "|", "vert": "|", "tilde": "~"]
+
+    /// `&amp;`, `&#38;`, `&#x26;`, the `;` optional after a number as browsers allow; a named one
+    /// past this table is some character past ASCII.
+    private static func reference(_ units: [Unit], _ at: Int) -> (Unit, Int)? {
+        guard units[at].scalar == "&", at + 2 < units.count else { return nil }
+        func closed(_ end: Int) -> Int { end < units.count && units[end].scalar == ";" ? end + 1 : end }
+        if units[at + 1].scalar == "#" {
+            let isHex = units[at + 2].scalar == "x" || units[at + 2].scalar == "X"
+            let first = at + (isHex ? 3 : 2)
+            let digits = units[first...].prefix(8).prefix { isHex ? Character($0.scalar).isHexDigit : ("0"..."9").contains($0.scalar) }
+            guard !digits.isEmpty else { return nil }
+            let value = UInt32(String(String.UnicodeScalarView(digits.map(\.scalar))), radix: isHex ? 16 : 10)
+            return unit(value, units, at, closed(first + digits.count) - at)
+        }
+        let name = units[(at + 1)...].prefix(32).prefix { $0.scalar.properties.isAlphabetic || ("0"..."9").contains($0.scalar) }
+        guard !name.isEmpty, at + 1 + name.count < units.count, units[at + 1 + name.count].scalar == ";" else { return nil }
+        let length = name.count + 2
+        if let scalar = entities[String(String.UnicodeScalarView(name.map(\.scalar)))] { return unit(scalar.value, units, at, length) }
+        guard var wildcard = unit(0xFFFD, units, at, length) else { return nil }
+        wildcard.0.wildcard = true
+        return wildcard
+    }
+
+    /// A run of `%HH` or of `\xHH`: its bytes read as UTF-8, each character spanning its own escapes;
+    /// a byte that begins no UTF-8 character is read as Latin-1 (JavaScript's `escape()` writes them so).
+    private static func byteRun(_ units: [Unit], _ at: Int) -> ([Unit], Int)? {
+        let isPercent = units[at].scalar == "%"
+        guard isPercent || (units[at].scalar == "\\" && at + 1 < units.count && units[at + 1].scalar == "x") else { return nil }
+        let width = isPercent ? 3 : 4
         var bytes: [(UInt8, Range<Int>)] = []
         var end = at
-        while end + 2 < units.count, units[end].scalar == "%", let byte = hex(units, end + 1..<end + 3) {
-            bytes.append((UInt8(byte), units[end].span.lowerBound..<units[end + 2].span.upperBound))
-            end += 3
+        while end + width <= units.count, units[end].scalar == units[at].scalar, isPercent || units[end + 1].scalar == "x",
+              let byte = hex(units, end + width - 2..<end + width) {
+            bytes.append((UInt8(byte), units[end].span.lowerBound..<units[end + width - 1].span.upperBound))
+            end += width
         }
-        let text = String(decoding: bytes.map(\.0), as: UTF8.self)
-        guard !bytes.isEmpty, text.utf8.elementsEqual(bytes.map(\.0)) else { return nil }
+        guard !bytes.isEmpty else { return nil }
+        let values = bytes.map(\.0)
         var out: [Unit] = []
-        var byte = 0
-        for scalar in text.unicodeScalars {
-            let width = String(scalar).utf8.count
-            out.append(Unit(scalar: scalar, span: bytes[byte].1.lowerBound..<bytes[byte + width - 1].1.upperBound))
-            byte += width
+        var index = 0
+        while index < bytes.count {
+            let length = ServerText.validSequenceLength(values, index)
+            let scalar = length > 0 ? String(decoding: values[index..<index + length], as: UTF8.self).unicodeScalars.first : nil
+            out.append(Unit(scalar: scalar ?? Unicode.Scalar(bytes[index].0), span: bytes[index].1.lowerBound..<bytes[index + max(length, 1) - 1].1.upperBound))
+            index += max(length, 1)
         }
         return (out, end - at)
     }

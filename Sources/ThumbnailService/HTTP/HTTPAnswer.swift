@@ -6,12 +6,10 @@ import Hummingbird
 /// How the service's answers are built, in one place: bodies with their length, image headers,
 /// `If-None-Match`, dates. Public so a server mounting the service (the preview) answers alike.
 public enum HTTPAnswer {
-    /// `data` as the body (none for HEAD), with its type and length, and `nosniff`: a browser shows
-    /// every answer, image or error, only as the type named, never as the HTML or script a hostile
-    /// source's bytes could be read as.
+    /// `data` as the body (none for HEAD), with its type, length and `nosniff`.
     public static func body(_ data: Data, type: String, headers: inout HTTPFields, method: HTTPRequest.Method, status: HTTPResponse.Status = .ok) -> Response {
         headers[.contentType] = type
-        headers[.xContentTypeOptions] = "nosniff"
+        noSniff(&headers)
         headers[.contentLength] = String(data.count)
         return Response(status: status, headers: headers, body: method == .head ? ResponseBody() : ResponseBody(byteBuffer: ByteBuffer(bytes: data)))
     }
@@ -23,10 +21,18 @@ public enum HTTPAnswer {
         return body(Data(text.utf8), type: type, headers: &headers, method: method)
     }
 
+    /// `X-Content-Type-Options: nosniff`, on every answer (a 304 too, which a cache merges into the
+    /// stored one): a browser shows it only as the type named, never as the HTML or script a hostile
+    /// source's bytes could be read as.
+    static func noSniff(_ headers: inout HTTPFields) {
+        headers[.xContentTypeOptions] = "nosniff"
+    }
+
     /// An image's headers before its body: the ETag, immutable caching, `Vary: Accept` when the
     /// format was negotiated, and `Last-Modified` for local files.
     static func imageHeaders(etag: String, maxAge: Int, negotiated: Bool, modified: Date?) -> HTTPFields {
         var headers = HTTPFields()
+        noSniff(&headers)
         headers[.eTag] = etag
         headers[.cacheControl] = "public, max-age=\(maxAge), immutable"
         if negotiated { headers[.vary] = "Accept" }

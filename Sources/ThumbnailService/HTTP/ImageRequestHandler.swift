@@ -222,7 +222,8 @@ struct ImageRequestHandler: Sendable {
                 let cost = { (header: ImageHeader) in
                     DecodeCost.bytes(header: header, box: spec.decodeBox(uprightWidth: header.uprightWidth, uprightHeight: header.uprightHeight),
                                      outputPixels: spec.outputPixelBound(uprightWidth: header.uprightWidth, uprightHeight: header.uprightHeight),
-                                     format: spec.format, encoder: spec.encoder, frames: header.frames(keepingAtMost: spec.animationFrames))
+                                     format: spec.format, encoder: spec.encoder, frames: header.frames(keepingAtMost: spec.animationFrames),
+                                     scoredPixels: spec.scoredPixelBound(uprightWidth: header.uprightWidth, uprightHeight: header.uprightHeight))
                 }
                 let output = try await decoding(source, limits: options.limits, cost: cost) { image throws(ImagePipelineError) in
                     // `skp`: the source as it is, when it is already this format and safe to send.

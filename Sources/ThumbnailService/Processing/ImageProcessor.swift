@@ -30,6 +30,12 @@ public struct ImageProcessor: Sendable {
         /// The quality choice of URLs that make none (no `aq`, `q` or `fq`): `--auto-quality`, e.g.
         /// `ssimulacra2:80` (off by default). Part of their options, so of their ETags.
         public var autoQuality: ProcessingOptions.Autoquality?
+        /// Outputs with more pixels are not scored for a perceptual `aq` but encoded at the quality
+        /// they would have without it (`--auto-quality-max-resolution`, imgproxy's
+        /// `IMGPROXY_AUTOQUALITY_MAX_RESOLUTION`, whose default is no limit): scoring holds about
+        /// 112 bytes and costs 2–7 renders' CPU a pixel, so one megapixel (the list and grid sizes
+        /// at 3×, with room) keeps a scored render within `maxRenderMemory`. nil: any size.
+        public var autoQualityMaxPixels: Int? = 1_000_000
         /// JPEGs decoded straight to the output's scale (`--fast-decode`; see `DecodedImage.decode`).
         public var draftDecode = false
         /// AVIF for clients whose `Accept` lists it, before WebP (`--auto-avif`, imgproxy's
@@ -92,7 +98,8 @@ public struct ImageProcessor: Sendable {
                         "edge:\(limits.maxOutputEdge)", encoder.progressive ? "" : "baseline", limits.draftDecode ? "draft" : "",
                         encoder.avifEffort == standard.avifEffort ? "" : "avif-effort:\(encoder.avifEffort)",
                         encoder.jxlEffort == standard.jxlEffort ? "" : "jxl-effort:\(encoder.jxlEffort)",
-                        limits.maxAnimationFrames == 1 ? "" : "frames:\(limits.maxAnimationFrames)"].joined(separator: "\n")
+                        limits.maxAnimationFrames == 1 ? "" : "frames:\(limits.maxAnimationFrames)",
+                        options.autoquality?.targetScore == nil ? "" : "scored:\(limits.autoQualityMaxPixels ?? 0)"].joined(separator: "\n")
         return "\"" + Fingerprint.hex(identity) + "\""
     }
 
@@ -110,6 +117,10 @@ public struct ImageProcessor: Sendable {
         var spec = try options.spec(format: format, defaultQuality: defaultQuality(for: format), maxOutputEdge: limits.maxOutputEdge)
         spec.encoder = limits.encoder
         spec.frames = min(limits.maxAnimationFrames, options.limits.animationFrames ?? .max)
+        if let autoquality = options.autoquality, autoquality.targetScore != nil, let maxPixels = limits.autoQualityMaxPixels {
+            let quality = options.quality(for: format, default: defaultQuality(for: format))
+            spec.scoreLimit = RenderSpec.ScoreLimit(maxPixels: maxPixels, quality: min(max(quality, autoquality.qualities.lowerBound), autoquality.qualities.upperBound))
+        }
         return spec
     }
 

@@ -147,6 +147,9 @@ struct Serve: AsyncParsableCommand {
     @Option(help: ArgumentHelp("The quality choice of URLs that make none (no aq, q or fq): ssimulacra2:SCORE[:MIN:MAX], the smallest quality that looks that good, or size:BYTES[:MIN:MAX] (default: off).", valueName: "method"))
     var autoQuality: String?
 
+    @Option(help: "Outputs with more pixels than this are not scored for aq:ssimulacra2 but encoded at the quality they would have without it; 0: no limit (default: \(defaults.limits.autoQualityMaxPixels ?? 0)).")
+    var autoQualityMaxResolution: Int?
+
     @Flag(inversion: .prefixedNo, help: "URLs may give imgproxy's security options (msr, msfs, mrd, maf, mafr), which only ever lower this service's limits.")
     var allowSecurityOptions: Bool?
 
@@ -233,6 +236,8 @@ struct Serve: AsyncParsableCommand {
                 throw ValidationError("\(from.origin(of: "auto-quality")): \(error.description)")
             }
         }
+        let scored = try from.value(autoQualityMaxResolution, "auto-quality-max-resolution", default: configuration.limits.autoQualityMaxPixels ?? 0)
+        configuration.limits.autoQualityMaxPixels = scored == 0 ? nil : scored
         configuration.limits.maxOutputEdge = try from.value(maxOutputEdge, "max-output-edge", default: configuration.limits.maxOutputEdge)
         configuration.limits.maxPixels = try from.value(maxPixels, "max-pixels", default: configuration.limits.maxPixels)
         configuration.limits.maxAnimationFrames = try from.value(maxAnimationFrames, "max-animation-frames", default: configuration.limits.maxAnimationFrames)

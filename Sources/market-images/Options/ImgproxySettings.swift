@@ -37,6 +37,7 @@ enum ImgproxySettings {
         "IMGPROXY_MAX_SRC_FILE_SIZE": .setting("max-source-bytes", convert: { $0 == "0" ? nil : $0 }),
         "IMGPROXY_MAX_ANIMATION_FRAMES": .setting("max-animation-frames"),
         "IMGPROXY_MAX_ANIMATION_FRAME_RESOLUTION": .setting("max-animation-frame-resolution", convert: { $0 == "0" ? nil : megapixels($0) }),
+        "IMGPROXY_AUTOQUALITY_MAX_RESOLUTION": .setting("auto-quality-max-resolution", convert: megapixels),
         "IMGPROXY_MAX_RESULT_DIMENSION": .setting("max-output-edge", convert: { $0 == "0" ? nil : $0 }),
         "IMGPROXY_ALLOWED_SOURCES": .setting("allow-source"),
         "IMGPROXY_ALLOW_PRIVATE_SOURCE_ADDRESSES": .setting("allow-private-sources"),

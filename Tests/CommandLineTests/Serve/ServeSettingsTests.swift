@@ -110,7 +110,7 @@ final class ServeSettingsTests: FolderTestCase {
             "max-age": "-1", "grace": "-1", "idle-timeout": "0", "max-connections": "0", "metrics-bind": "nowhere",
             "config": "/no/such/serve.env", "format-quality": "webp=good", "allow-security-options": "sometimes",
             "watermark": "/no/such/logo.png", "watermark-opacity": "2", "max-animation-frames": "0", "max-animation-frame-resolution": "0",
-            "auto-quality": "dssim:0.02",
+            "auto-quality": "dssim:0.02", "auto-quality-max-resolution": "-1",
         ]
         // Set by a good value elsewhere (the test above), or with no bad value of its own.
         let covered: Set<String> = ["cache"]
