@@ -160,7 +160,8 @@ final class HostileServerTests: UploaderTestCase {
     /// punctuation mark, a space, Hangul, an emoji outside the BMP) echoed as Python's `json.dumps`,
     /// Go's HTML-safe encoder (`\u0026`), every character `\u`-escaped (upper- and lower-case hex),
     /// HTML's named (PHP's `htmlentities` too), decimal (with and without `;`) and hex references,
-    /// percent- and form-encoding, JavaScript's `escape()`, Python's bytes and `ascii()` reprs, NFD,
+    /// percent- and form-encoding, JavaScript's `escape()`, Python's bytes and `ascii()` reprs, octal
+    /// bytes, Java's properties, Perl's and Swift's braced escapes, doubled quotes, quoted-printable, NFD,
     /// UTF-8 misread as Latin-1 and Windows-1252, upper case, full-width, zero-width spaces between
     /// the characters, base64 of a Basic credential, JSON three times over, JSON inside a form field,
     /// and cut short: by a real server to the client, never reaches the error. Python writes every
@@ -168,7 +169,7 @@ final class HostileServerTests: UploaderTestCase {
     func testEchoedSecretsAreRedactedHoweverTheyAreEscaped() async throws {
         let secret = "aZ9 !\"#$%&'()*+,-./:;<=>?@[\\]^_`{|}~한글🔑"
         let script = #"""
-        import base64, html, html.entities, json, re, sys, unicodedata, urllib.parse
+        import base64, html, html.entities, json, quopri, re, sys, unicodedata, urllib.parse
         s = sys.argv[1]
         units = [int.from_bytes(b[i:i + 2], "big") for b in [s.encode("utf-16-be")] for i in range(0, len(b), 2)]
         every = "".join("\\u%04x" % u for u in units)
@@ -185,14 +186,16 @@ final class HostileServerTests: UploaderTestCase {
                  urllib.parse.quote_plus(s), "".join(js_escape(c) for c in s), repr(s.encode())[2:-1], ascii(s)[1:-1],
                  unicodedata.normalize("NFD", s), s.encode().decode("latin-1"), s.encode().decode("cp1252"), s.upper(),
                  "".join(chr(ord(c) + 0xFEE0) if 0x21 <= ord(c) <= 0x7E else c for c in s), "\u200b".join(s),
-                 s[:-1]]
+                 s[:-1], "".join("\\%03o" % b for b in s.encode()), "".join("\\" + c if not c.isalnum() else c for c in s),
+                 "".join("\\x{%x}" % ord(c) for c in s), "".join("\\u{%X}" % ord(c) for c in s), s.replace('"', '""'), s.replace("'", "''"),
+                 quopri.encodestring(s.encode(), quotetabs=True).decode().strip()]
         partial = [json.dumps(json.dumps(json.dumps(s)))[1:-1], urllib.parse.quote_plus(json.dumps({"secret": s})), base64.b64encode(("vendor-7:" + s).encode()).decode(), s[:len(s) // 2 + 1] + "…"]
         for spelling in exact: print("exact\t" + spelling)
         for spelling in partial: print("part\t" + spelling)
         """#
         let lines = String(decoding: try ProcessOutput.run("/usr/bin/env", ["python3", "-c", script, secret]), as: UTF8.self)
             .split(separator: "\n").map { $0.split(separator: "\t", maxSplits: 1).map(String.init) }
-        XCTAssertEqual(lines.count, 26)
+        XCTAssertEqual(lines.count, 33)
         let credentials = Credentials.vendor(identifier: OpenMarketTestServer.identifier, secret: Secret(secret))
         var client = try await startServer(.openmarket)
         client.retries = 0

@@ -33,4 +33,15 @@ final class SecretTests: UploaderTestCase {
         let error = OpenMarketError.from(status: 400, body: Data(#"{"code":400,"message":"bad secret vendor-secret-Zq7!"}"#.utf8), credentials: Self.vendor)
         XCTAssertFalse(error.description.contains(OpenMarketTestServer.vendorSecret))
     }
+
+    /// An echo cut short is redacted from half the secret on (and 6 characters); less is left, so a
+    /// common word that happens to start a long secret is not taken for it.
+    func testASecretCutShortIsRedactedFromHalfOfIt() {
+        let credentials = Credentials.vendor(identifier: "id", secret: Secret("abcdefghijklm"))
+        XCTAssertEqual(credentials.redact("x abcdefg y"), "x <redacted> y", "7 of 13")
+        XCTAssertEqual(credentials.redact("x ghijklm y"), "x <redacted> y", "the last 7")
+        XCTAssertEqual(credentials.redact("x abcdef y"), "x abcdef y", "6 of 13 is under half")
+        let short = Credentials.password(Secret("pin42"))
+        XCTAssertEqual(short.redact("pin4 and pin42"), "pin4 and <redacted>", "a secret of 6 or fewer only whole")
+    }
 }

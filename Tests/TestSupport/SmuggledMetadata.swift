@@ -28,6 +28,8 @@ public enum SmuggledMetadata {
         Shape(name: "webp-exif-flag-cleared.webp", part: "EXIF", carriesGPS: true),
         Shape(name: "png-gama-long.png", part: "gAMA chunk of 14 bytes", carriesGPS: false),
         Shape(name: "webp-vp8x-long.webp", part: "VP8X chunk of 20 bytes", carriesGPS: false),
+        Shape(name: "png-two-gama.png", part: "a second PNG gAMA chunk", carriesGPS: false),
+        Shape(name: "png-iend-long.png", part: "IEND chunk of 10 bytes", carriesGPS: false),
     ]
 
     /// Writes every shape into `folder` from the clean files and the camera photo given.
@@ -80,6 +82,8 @@ public enum SmuggledMetadata {
             "webp-exif-flag-cleared.webp": b"RIFF" + struct.pack("<I", len(body)) + body,
             "png-gama-long.png": png[:ihdr_end] + chunk(b"gAMA", struct.pack(">I", 45455) + b"Main St 12") + png[ihdr_end:],
             "webp-vp8x-long.webp": b"RIFF" + struct.pack("<I", len(long_body)) + long_body,
+            "png-two-gama.png": png[:ihdr_end] + chunk(b"gAMA", struct.pack(">I", 45455)) + chunk(b"gAMA", b"Main") + png[ihdr_end:],
+            "png-iend-long.png": png[:png.rindex(b"IEND") - 4] + chunk(b"IEND", b"Main St 12"),
         }
         for name, data in files.items():
             open(out + "/" + name, "wb").write(data)

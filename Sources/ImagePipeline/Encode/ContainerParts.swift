@@ -83,22 +83,31 @@ public enum ContainerParts {
         }
     }
 
-    /// Each allowed PNG chunk and the lengths it may have.
+    /// Each allowed PNG chunk and the lengths it may have; all but IDAT may stand once.
     private static let pngAllowed: [String: ClosedRange<Int>] = [
         "IHDR": 13...13, "PLTE": 3...768, "tRNS": 1...256, "IDAT": 0...Int.max, "gAMA": 4...4, "cHRM": 32...32, "sRGB": 1...1, "sBIT": 1...4, "pHYs": 9...9,
+        "IEND": 0...0,
     ]
 
     private static func png(_ b: [UInt8]) -> String? {
         guard b.starts(with: [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]) else { return "no PNG signature" }
-        var at = 8
+        var (at, seen, colourType) = (8, Set<String>(), UInt8(0))
         while at + 8 <= b.count {
             let length = b[at..<at + 4].reduce(0) { $0 << 8 | Int($1) }
             let type = String(decoding: b[at + 4..<at + 8], as: UTF8.self)
             let end = at + 12 + length
             guard end <= b.count else { return "a truncated PNG \(type) chunk" }
-            if type == "IEND" { return end == b.count ? nil : "\(b.count - end) bytes after the PNG's IEND chunk" }
             guard let lengths = pngAllowed[type] else { return "a PNG \(type) chunk" }
-            guard lengths.contains(length), type != "PLTE" || length % 3 == 0 else { return "a PNG \(type) chunk of \(length) bytes" }
+            guard type == "IDAT" || seen.insert(type).inserted else { return "a second PNG \(type) chunk" }
+            if type == "IHDR", length == 13 { colourType = b[at + 17] }
+            // tRNS holds one grey level (2 bytes), one colour (6), or an alpha per palette entry.
+            let fits = switch type {
+            case "tRNS": colourType == 0 ? length == 2 : colourType == 2 ? length == 6 : colourType == 3 && lengths.contains(length)
+            case "PLTE": lengths.contains(length) && length % 3 == 0
+            default: lengths.contains(length)
+            }
+            guard fits else { return "a PNG \(type) chunk of \(length) bytes" }
+            if type == "IEND" { return end == b.count ? nil : "\(b.count - end) bytes after the PNG's IEND chunk" }
             at = end
         }
         return "a PNG without its IEND chunk"
@@ -118,7 +127,7 @@ public enum ContainerParts {
     }
 
     private static func webpChunks(_ b: [UInt8], from start: Int, to end: Int) -> String? {
-        var at = start
+        var (at, seen) = (start, Set<String>())
         while at < end {
             guard at + 8 <= end else { return "a truncated WebP chunk" }
             let type = String(decoding: b[at..<at + 4], as: UTF8.self)
@@ -128,6 +137,7 @@ public enum ContainerParts {
             let name = type.trimmingCharacters(in: .whitespaces)
             guard let lengths = webpAllowed[type] else { return "a WebP \(name) chunk" }
             guard lengths.contains(length) else { return "a WebP \(name) chunk of \(length) bytes" }
+            guard type == "ANMF" || seen.insert(type).inserted else { return "a second WebP \(name) chunk" }
             // A frame holds its own chunks after a 16-byte header: the same list applies.
             if type == "ANMF", let found = webpChunks(b, from: at + 24, to: at + 8 + length) { return found }
             at = min(next, end)

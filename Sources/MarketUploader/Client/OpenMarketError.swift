@@ -65,6 +65,9 @@ public enum OpenMarketError: Error, Sendable, Equatable, CustomStringConvertible
             message = (object["reason"] as? String) ?? (object["message"] as? String) ?? message
         }
         if message.isEmpty { message = "HTTP \(status) with no message" }
+        // A message is shown up to 2,000 characters, redacted with what follows the cut (a secret
+        // across it is still found), then cut: a server's megabyte of text costs no more.
+        if message.count > 2000 { message = String((credentials?.redact(String(message.prefix(2200))) ?? message).prefix(2000)) + "…" }
         message = ServerText.printable(credentials?.redact(message) ?? message)
         switch status {
         case 401, 403: return .unauthorized(status: status, message: message)

@@ -1,13 +1,15 @@
 import Foundation
 
 /// Finds secrets in text by what the text means, not by how it is spelled. A server may echo a
-/// secret JSON-escaped (`\u0026` as Go writes it, `\uD83D\uDE00`, `\U0001F600`), as bytes (`\xc3\xbc`),
-/// HTML-escaped (`&amp;`, `&#38`, `&uuml;`), percent- or form-encoded (also JavaScript's `%FC` and
-/// `%uD55C`), one of these inside another, in another case or normalisation, misread as Latin-1, in
-/// base64, or cut short. The text is decoded layer by layer, each decoded character remembering the
-/// span of the original it came from; where any layer holds the secret, or a run of at least half of
-/// it, that span of the original is replaced. What is not caught: the secret spelled backwards, spaced
-/// out, or in an encoding of the server's own.
+/// secret JSON-escaped (`\u0026` as Go writes it, `\uD83D\uDE00`, `\U0001F600`, Swift's `\u{26}`),
+/// as bytes (`\xc3\xbc`, octal `\303\274`, quoted-printable `=C3=BC`), with a backslash before any
+/// punctuation (Java's properties), HTML-escaped (`&amp;`, `&#38`, `&uuml;`), percent- or
+/// form-encoded (also JavaScript's `%FC` and `%uD55C`), with quotes doubled (CSV, SQL), one of these
+/// inside another, in another case or normalisation, misread as Latin-1, in base64, or cut short.
+/// The text is decoded layer by layer, each decoded character remembering the span of the original
+/// it came from; where any layer holds the secret, or a run of at least half of it (6 characters or
+/// more), that span of the original is replaced. What is not caught: the secret spelled backwards,
+/// spaced out, wrapped across lines, split in two, or in an encoding of the server's own.
 enum SecretScrubber {
     static let replacement = "<redacted>"
 
@@ -23,9 +25,20 @@ enum SecretScrubber {
     static let layers = 4
 
     static func scrub(_ text: String, secrets: [String]) -> String {
+        // Each spelling also as the decoding reads it, so a secret that holds an escape of its own
+        // (`\]`, `""`, `%41`) is found where the text's escapes and its own are decoded together.
         // By scalars: Swift's `String` equality would take NFC and NFD for one and keep one of them.
-        let secrets = Set(secrets.filter { !$0.isEmpty }.flatMap(spellings).map { $0.unicodeScalars.map { fold($0).value } })
-            .map { $0.compactMap(Unicode.Scalar.init) }
+        var forms = Set<[UInt32]>()
+        for spelling in secrets.filter({ !$0.isEmpty }).flatMap(spellings) {
+            var units = spelling.unicodeScalars.enumerated().map { Unit(scalar: $1, span: $0..<$0 + 1) }
+            for _ in 0...layers {
+                forms.insert(units.map { fold($0.scalar).value })
+                let next = decoded(units)
+                if next.map(\.scalar) == units.map(\.scalar) { break }
+                units = next
+            }
+        }
+        let secrets = forms.map { $0.compactMap(Unicode.Scalar.init) }
         guard !secrets.isEmpty else { return text }
         let original = Array(text.unicodeScalars)
         var layer = original.indices.map { Unit(scalar: original[$0], span: $0..<$0 + 1) }
@@ -81,11 +94,11 @@ enum SecretScrubber {
     }
 
     /// The spans of the original under each run of the secret in `units`: the whole of it, or (for a
-    /// secret of more than 8 characters) any run of at least half of it, for an echo cut short.
+    /// secret of more than 6 characters) any run of at least half of it and 6, for an echo cut short.
     /// `+` stands for a space as well, as form encoding writes it.
     /// `folded`: each unit as compared (nil for a wildcard).
     private static func matches(of secret: [Unicode.Scalar], in units: [Unit], folded: [Unicode.Scalar?]) -> [Range<Int>] {
-        let shortest = secret.count <= 8 ? secret.count : max(8, (secret.count + 1) / 2)
+        let shortest = secret.count <= 6 ? secret.count : max(6, (secret.count + 1) / 2)
         func same(_ index: Int, _ scalar: Unicode.Scalar) -> Bool {
             guard let unit = folded[index] else { return !scalar.isASCII }
             return unit == scalar || (unit == "+" && scalar == " ")
@@ -103,10 +116,10 @@ enum SecretScrubber {
         return spans
     }
 
-    /// One layer of decoding: backslash escapes, HTML character references, runs of `%HH` or `\xHH`
-    /// read as UTF-8 (or, byte by byte, as Latin-1 where they are not), and JavaScript's `%uXXXX`.
-    /// Characters that show nothing (zero-width spaces, soft hyphens) are dropped; anything else
-    /// stands for itself.
+    /// One layer of decoding: backslash escapes, HTML character references, runs of escaped bytes
+    /// (`%HH`, `\xHH`, `\ooo`, `=HH`) read as UTF-8 (or, byte by byte, as Latin-1 where they are not),
+    /// JavaScript's `%uXXXX`, and doubled quotes. Characters that show nothing (zero-width spaces, soft
+    /// hyphens) are dropped; anything else stands for itself.
     private static func decoded(_ units: [Unit]) -> [Unit] {
         var out: [Unit] = []
         var at = 0
@@ -114,7 +127,7 @@ enum SecretScrubber {
             if let (run, length) = byteRun(units, at) {
                 out += run
                 at += length
-            } else if let (unit, length) = backslash(units, at) ?? reference(units, at) ?? percentU(units, at) {
+            } else if let (unit, length) = backslash(units, at) ?? reference(units, at) ?? percentU(units, at) ?? doubledQuote(units, at) {
                 out.append(unit)
                 at += length
             } else {
@@ -153,16 +166,32 @@ enum SecretScrubber {
         return unit(high, units, at, width)
     }
 
-    /// `\uXXXX`, `\UXXXXXXXX`, `\"`, `\\`, `\/`, `\n` and the like (`\xHH` is a byte: `byteRun`).
+    /// `\uXXXX`, `\UXXXXXXXX`, `\u{…}` and `\x{…}`, `\n` and the like, and a backslash before any
+    /// punctuation or space (`\"`, `\\`, `\/`, `\=`) (`\xHH` and `\ooo` are bytes: `byteRun`).
     private static func backslash(_ units: [Unit], _ at: Int) -> (Unit, Int)? {
         guard units[at].scalar == "\\", at + 1 < units.count else { return nil }
-        switch units[at + 1].scalar {
+        let next = units[at + 1].scalar
+        if (next == "u" || next == "x"), at + 2 < units.count, units[at + 2].scalar == "{" {
+            let digits = units[(at + 3)...].prefix(8).prefix { Character($0.scalar).isHexDigit }
+            guard at + 3 + digits.count < units.count, units[at + 3 + digits.count].scalar == "}", !digits.isEmpty else { return nil }
+            return unit(hex(units, at + 3..<at + 3 + digits.count), units, at, digits.count + 4)
+        }
+        switch next {
         case "u": return utf16(units, at, prefix: ["\\", "u"])
         case "U": return unit(hex(units, at + 2..<at + 10), units, at, 10)
-        default:
-            let simple: [Unicode.Scalar: Unicode.Scalar] = ["\"": "\"", "\\": "\\", "/": "/", "'": "'", "n": "\n", "t": "\t", "r": "\r", "b": "\u{08}", "f": "\u{0C}"]
-            return simple[units[at + 1].scalar].flatMap { unit($0.value, units, at, 2) }
+        case "n": return unit(0x0A, units, at, 2)
+        case "t": return unit(0x09, units, at, 2)
+        case "r": return unit(0x0D, units, at, 2)
+        case "b": return unit(0x08, units, at, 2)
+        case "f": return unit(0x0C, units, at, 2)
+        default: return next.properties.isAlphabetic || ("0"..."9").contains(next) ? nil : unit(next.value, units, at, 2)
         }
+    }
+
+    /// A quote written twice inside a quoted field (CSV, SQL): one quote.
+    private static func doubledQuote(_ units: [Unit], _ at: Int) -> (Unit, Int)? {
+        guard at + 1 < units.count, units[at].scalar == "\"" || units[at].scalar == "'", units[at + 1].scalar == units[at].scalar else { return nil }
+        return unit(units[at].scalar.value, units, at, 2)
     }
 
     /// JavaScript's `escape()` of a character past Latin-1: `%uD55C`.
@@ -199,17 +228,24 @@ enum SecretScrubber {
         return wildcard
     }
 
-    /// A run of `%HH` or of `\xHH`: its bytes read as UTF-8, each character spanning its own escapes;
-    /// a byte that begins no UTF-8 character is read as Latin-1 (JavaScript's `escape()` writes them so).
+    /// One escaped byte at `at`, and how many characters it takes: `%HH`, `\xHH`, `=HH`, `\ooo`.
+    private static func escapedByte(_ units: [Unit], _ at: Int) -> (UInt8, Int)? {
+        let first = units[at].scalar
+        if first == "%" || first == "=" { return hex(units, at + 1..<at + 3).map { (UInt8($0), 3) } }
+        guard first == "\\", at + 1 < units.count else { return nil }
+        if units[at + 1].scalar == "x" { return hex(units, at + 2..<at + 4).map { (UInt8($0), 4) } }
+        let digits = units[(at + 1)...].prefix(3).prefix { ("0"..."7").contains($0.scalar) }
+        guard !digits.isEmpty, let value = UInt8(String(String.UnicodeScalarView(digits.map(\.scalar))), radix: 8) else { return nil }
+        return (value, digits.count + 1)
+    }
+
+    /// A run of escaped bytes: read as UTF-8, each character spanning its own escapes; a byte that
+    /// begins no UTF-8 character is read as Latin-1 (JavaScript's `escape()` writes them so).
     private static func byteRun(_ units: [Unit], _ at: Int) -> ([Unit], Int)? {
-        let isPercent = units[at].scalar == "%"
-        guard isPercent || (units[at].scalar == "\\" && at + 1 < units.count && units[at + 1].scalar == "x") else { return nil }
-        let width = isPercent ? 3 : 4
         var bytes: [(UInt8, Range<Int>)] = []
         var end = at
-        while end + width <= units.count, units[end].scalar == units[at].scalar, isPercent || units[end + 1].scalar == "x",
-              let byte = hex(units, end + width - 2..<end + width) {
-            bytes.append((UInt8(byte), units[end].span.lowerBound..<units[end + width - 1].span.upperBound))
+        while end < units.count, let (byte, width) = escapedByte(units, end) {
+            bytes.append((byte, units[end].span.lowerBound..<units[end + width - 1].span.upperBound))
             end += width
         }
         guard !bytes.isEmpty else { return nil }

@@ -190,7 +190,7 @@ final class ServeSettingsTests: FolderTestCase {
             "IMGPROXY_TTL=600", "IMGPROXY_QUALITY=90", "MARKET_IMAGES_QUALITY=40", "IMGPROXY_PRESETS=tile=rs:fill:100:100,wide=rs:fit:300:100",
             "IMGPROXY_MAX_SRC_RESOLUTION=1", "IMGPROXY_ALLOW_SECURITY_OPTIONS=true", "IMGPROXY_USE_ETAG=true",
             "IMGPROXY_ENABLE_WEBP_DETECTION=true", "IMGPROXY_STRIP_METADATA=false", "IMGPROXY_LOG_LEVEL=debug",
-            "IMGPROXY_AUTO_JXL=true", "IMGPROXY_JXL_EFFORT=1",
+            "IMGPROXY_AUTO_JXL=true", "IMGPROXY_JXL_EFFORT=1", "IMGPROXY_AUTOQUALITY_MAX_RESOLUTION=0.01",
         ])
         let service = try startService(["--config", file], environment: ["MARKET_IMAGES_KEY": "", "MARKET_IMAGES_SALT": ""],
                                        secrets: [Self.key, Self.salt])
@@ -212,10 +212,15 @@ final class ServeSettingsTests: FolderTestCase {
         XCTAssertEqual(large.status, 413, "IMGPROXY_MAX_SRC_RESOLUTION=1 megapixel: the 8-megapixel photo is refused")
         let lowered = try await service.get(signer.signedPath(options: ["w:100", "msr:0.1"], source: "local:///sku-1/small.jpg"), headers: ["Accept": "image/jpeg"])
         XCTAssertEqual(lowered.status, 413, "IMGPROXY_ALLOW_SECURITY_OPTIONS: msr lowers the limit below the 640×480 photo")
+        let scored = try await service.get(signer.signedPath(options: ["pr:tile", "aq:ssimulacra2:80"], source: "local:///sku-1/small.jpg"), headers: ["Accept": "image/jpeg"])
+        let unscored = try await service.get(signer.signedPath(options: ["w:200", "aq:ssimulacra2:80"], source: "local:///sku-1/small.jpg"), headers: ["Accept": "image/jpeg"])
+        XCTAssertEqual([scored.header("X-Quality") != nil, unscored.header("X-Quality") != nil], [true, false],
+                       "IMGPROXY_AUTOQUALITY_MAX_RESOLUTION=0.01 megapixels: 100×100 is scored, 200×150 is not")
         let log = service.logText
         XCTAssertTrue(log.contains("warning: IMGPROXY_LOG_LEVEL is imgproxy's and has no equivalent in serve"), log)
         XCTAssertTrue(log.contains("warning: IMGPROXY_STRIP_METADATA=false is ignored: metadata is always stripped"), log)
-        for quiet in ["IMGPROXY_USE_ETAG", "IMGPROXY_ENABLE_WEBP_DETECTION", "IMGPROXY_TTL", "IMGPROXY_KEY", "IMGPROXY_AUTO_JXL", "IMGPROXY_JXL_EFFORT"] {
+        for quiet in ["IMGPROXY_USE_ETAG", "IMGPROXY_ENABLE_WEBP_DETECTION", "IMGPROXY_TTL", "IMGPROXY_KEY", "IMGPROXY_AUTO_JXL", "IMGPROXY_JXL_EFFORT",
+                      "IMGPROXY_AUTOQUALITY_MAX_RESOLUTION"] {
             XCTAssertFalse(log.contains(quiet), "\(quiet) is read or honoured: nothing to say")
         }
         service.terminate()
