@@ -189,7 +189,7 @@ final class HostileServerTests: UploaderTestCase {
                  s[:-1], "".join("\\%03o" % b for b in s.encode()), "".join("\\" + c if not c.isalnum() else c for c in s),
                  "".join("\\x{%x}" % ord(c) for c in s), "".join("\\u{%X}" % ord(c) for c in s), s.replace('"', '""'), s.replace("'", "''"),
                  quopri.encodestring(s.encode(), quotetabs=True).decode().strip()]
-        partial = [json.dumps(json.dumps(json.dumps(s)))[1:-1], urllib.parse.quote_plus(json.dumps({"secret": s})), base64.b64encode(("vendor-7:" + s).encode()).decode(), s[:len(s) // 2 + 1] + "…"]
+        partial = [json.dumps(json.dumps(json.dumps(s)))[1:-1], urllib.parse.quote_plus(json.dumps({"secret": s})), base64.b64encode(("vendor-7:" + s).encode()).decode(), s[:len(s) * 3 // 4 + 1] + "…"]
         for spelling in exact: print("exact\t" + spelling)
         for spelling in partial: print("part\t" + spelling)
         """#

@@ -34,14 +34,16 @@ final class SecretTests: UploaderTestCase {
         XCTAssertFalse(error.description.contains(OpenMarketTestServer.vendorSecret))
     }
 
-    /// An echo cut short is redacted from half the secret on (and 6 characters); less is left, so a
-    /// common word that happens to start a long secret is not taken for it.
-    func testASecretCutShortIsRedactedFromHalfOfIt() {
+    /// An echo cut short is redacted from three quarters of the secret on (and 6 characters); less is
+    /// left, so a word that a long secret holds (`password` in a form) is not taken for it.
+    func testASecretCutShortIsRedactedFromThreeQuartersOfIt() {
         let credentials = Credentials.vendor(identifier: "id", secret: Secret("abcdefghijklm"))
-        XCTAssertEqual(credentials.redact("x abcdefg y"), "x <redacted> y", "7 of 13")
-        XCTAssertEqual(credentials.redact("x ghijklm y"), "x <redacted> y", "the last 7")
-        XCTAssertEqual(credentials.redact("x abcdef y"), "x abcdef y", "6 of 13 is under half")
+        XCTAssertEqual(credentials.redact("x abcdefghij y"), "x <redacted> y", "10 of 13")
+        XCTAssertEqual(credentials.redact("x defghijklm y"), "x <redacted> y", "the last 10")
+        XCTAssertEqual(credentials.redact("x abcdefghi y"), "x abcdefghi y", "9 of 13 is under three quarters")
         let short = Credentials.password(Secret("pin42"))
         XCTAssertEqual(short.redact("pin4 and pin42"), "pin4 and <redacted>", "a secret of 6 or fewer only whole")
+        let item = Credentials.password(Secret(TestSecrets.password))
+        XCTAssertEqual(item.redact("name=\"password\" item-password-8"), "name=\"password\" <redacted>")
     }
 }

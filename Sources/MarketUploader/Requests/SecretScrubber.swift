@@ -7,8 +7,8 @@ import Foundation
 /// form-encoded (also JavaScript's `%FC` and `%uD55C`), with quotes doubled (CSV, SQL), one of these
 /// inside another, in another case or normalisation, misread as Latin-1, in base64, or cut short.
 /// The text is decoded layer by layer, each decoded character remembering the span of the original
-/// it came from; where any layer holds the secret, or a run of at least half of it (6 characters or
-/// more), that span of the original is replaced. What is not caught: the secret spelled backwards,
+/// it came from; where any layer holds the secret, or a run of at least three quarters of it (an echo
+/// cut short), that span of the original is replaced. What is not caught: the secret spelled backwards,
 /// spaced out, wrapped across lines, split in two, or in an encoding of the server's own.
 enum SecretScrubber {
     static let replacement = "<redacted>"
@@ -94,11 +94,12 @@ enum SecretScrubber {
     }
 
     /// The spans of the original under each run of the secret in `units`: the whole of it, or (for a
-    /// secret of more than 6 characters) any run of at least half of it and 6, for an echo cut short.
+    /// secret of more than 6 characters) any run of at least three quarters of it and 6, for an echo
+    /// cut short. Less would take words for it: `password` in a form, for `item-password-8x`.
     /// `+` stands for a space as well, as form encoding writes it.
     /// `folded`: each unit as compared (nil for a wildcard).
     private static func matches(of secret: [Unicode.Scalar], in units: [Unit], folded: [Unicode.Scalar?]) -> [Range<Int>] {
-        let shortest = secret.count <= 6 ? secret.count : max(6, (secret.count + 1) / 2)
+        let shortest = secret.count <= 6 ? secret.count : max(6, (secret.count * 3 + 3) / 4)
         func same(_ index: Int, _ scalar: Unicode.Scalar) -> Bool {
             guard let unit = folded[index] else { return !scalar.isASCII }
             return unit == scalar || (unit == "+" && scalar == " ")
