@@ -71,7 +71,7 @@ final class PerceptualQualityTests: ServiceTestCase {
         let large = path(["rs:fit:3600:3600", "f:jpg", "aq:ssimulacra2:99:90:100:0"], source: "local:///sku-1/noise.jpg")
         let scored = path(["rs:fit:1000:1000", "f:jpg", "aq:ssimulacra2:99:90:100:0"], source: "local:///sku-1/noise.jpg")
         var unlimited = configuration()
-        unlimited.limits.autoQualityMaxPixels = nil
+        (unlimited.limits.autoQualityMaxPixels, unlimited.limits.renderTimeout) = (nil, nil)
         let header = try ImageHeader.read(file: noise)
         let estimate = DecodeCost.bytes(header: header, box: (1000, 1000), outputPixels: 1_000_000, scoredPixels: 1_000_000)
         let before = Locked(0)
