@@ -230,10 +230,11 @@ final class HostileServerTests: UploaderTestCase {
         let page = try await client.products(page: 1)
         XCTAssertEqual(page.products.map(\.id), [1, 4, 5, 6, 7])
         XCTAssertEqual(page.products.map(\.name), ["Good mug", #"Mug \xFF"#, #"Mug \uD800 blue"#, #"Mug\x01blue"#, "abc\u{202E}dcba"])
-        let unreadable = "held text that is not valid Unicode, shown as sent (\\xFF, \\uD800)"
+        let unreadable = " held text that is not valid Unicode, shown as sent"
         XCTAssertEqual(page.problems, ["item 2 of the page left out: id 1.5 is not a product id (a whole number of at most 15 digits)",
                                        "item 3 of the page left out: id 9223372036854775807 is not a product id (a whole number of at most 15 digits)",
-                                       "product 4: its name " + unreadable, "product 5: its name " + unreadable, "product 6: its name " + unreadable])
+                                       #"product 4: its name (\xFF)"# + unreadable, #"product 5: its name (\uD800)"# + unreadable,
+                                       #"product 6: its name (\x01)"# + unreadable])
         XCTAssertEqual(ServerText.printable(page.products[4].name), #"abc\u{202E}dcba"#, "a right-to-left override is shown as an escape")
     }
 

@@ -54,8 +54,7 @@ public struct ProductPage: Sendable, Equatable, Decodable {
             case .success(let product):
                 products.append(product)
                 if !product.notUnicode.isEmpty {
-                    problems.append("product \(product.id): its \(product.notUnicode.joined(separator: " and ")) held text that is not valid Unicode, "
-                                    + "shown as sent (\\xFF, \\uD800)")
+                    problems.append("product \(product.id): its \(product.notUnicode.joined(separator: " and ")) held text that is not valid Unicode, shown as sent")
                 }
             case .failure(let error):
                 problems.append("item \(index + 1) of the page left out: " + Self.reason(error))

@@ -24,7 +24,7 @@ public struct ProductResponse: Sendable, Equatable, Codable {
     public var createdAt: Date?
     public var vendorID: Int?
     /// The fields whose text was not valid Unicode as sent (a byte that is not UTF-8, a raw control
-    /// byte, a lone surrogate), now shown as it was sent: `\xFF`, `\uD800` (`ServerText`).
+    /// byte, a lone surrogate), now shown as it was sent, each with what was found: `name (\xFF)`.
     public var notUnicode: [String] = []
 
     private enum Keys: String, CodingKey {
@@ -43,10 +43,11 @@ public struct ProductResponse: Sendable, Equatable, Codable {
             throw DecodingError.dataCorrupted(context)
         }
         self.id = id
-        let (name, nameNotUnicode) = ServerText.escapingInvalidText((try? c.decode(String.self, forKey: .name)) ?? (try? c.decode(String.self, forKey: .title)) ?? "")
+        let named = ServerText.escapingInvalidText((try? c.decode(String.self, forKey: .name)) ?? (try? c.decode(String.self, forKey: .title)) ?? "")
         let described = ((try? c.decode(String.self, forKey: .description)) ?? (try? c.decode(String.self, forKey: .descriptions))).map(ServerText.escapingInvalidText)
-        (self.name, description) = (name, described?.text)
-        notUnicode = [(nameNotUnicode, "name"), (described?.hadInvalid ?? false, "description")].filter(\.0).map(\.1)
+        (self.name, description) = (named.text, described?.text)
+        notUnicode = [("name", named.found), ("description", described?.found ?? [])].filter { !$0.1.isEmpty }
+            .map { "\($0.0) (\($0.1.prefix(3).joined(separator: ", ")))" }
         price = Self.double(c, .price)
         discountedPrice = Self.double(c, .discountedPrice)
         bargainPrice = Self.double(c, .bargainPrice)

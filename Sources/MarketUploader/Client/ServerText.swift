@@ -19,7 +19,7 @@ public enum ServerText {
     /// or a control byte inside a string (JSON wants it escaped), becomes a private-use character
     /// (U+10FF00 + the byte), and a `\uD800` escape with no partner (no Unicode text has it) becomes
     /// U+F0000 + its distance from U+D800. The JSON then decodes, the rest of the answer is kept, and
-    /// `escapingInvalidText` shows each as it was sent (`\xFF`, `\uD800`) and says there was one.
+    /// `escapingInvalidText` shows each as it was sent (`\xFF`, `\uD800`) and says which there were.
     static func markingInvalidText(_ data: Data) -> Data {
         let bytes = [UInt8](data)
         var out: [UInt8] = []
@@ -63,8 +63,8 @@ public enum ServerText {
     }
 
     /// `text` with each character `markingInvalidText` marked written as it was sent (`\xHH`,
-    /// `\uD800`), and whether there was one.
-    static func escapingInvalidText(_ text: String) -> (text: String, hadInvalid: Bool) {
+    /// `\uD800`), and those escapes, each once, in order.
+    static func escapingInvalidText(_ text: String) -> (text: String, found: [String]) {
         func original(_ scalar: Unicode.Scalar) -> String? {
             switch scalar.value {
             case invalidByteMarker...(invalidByteMarker + 0xFF): String(format: "\\x%02X", scalar.value & 0xFF)
@@ -72,8 +72,9 @@ public enum ServerText {
             default: nil
             }
         }
-        guard text.unicodeScalars.contains(where: { original($0) != nil }) else { return (text, false) }
-        return (text.unicodeScalars.map { original($0) ?? String($0) }.joined(), true)
+        let found = text.unicodeScalars.compactMap(original)
+        guard !found.isEmpty else { return (text, []) }
+        return (text.unicodeScalars.map { original($0) ?? String($0) }.joined(), found.reduce(into: []) { if !$0.contains($1) { $0.append($1) } })
     }
 
     private static func hexValue(_ bytes: [UInt8], _ at: Int, _ count: Int) -> UInt32? {
