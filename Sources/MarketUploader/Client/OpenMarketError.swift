@@ -67,8 +67,11 @@ public enum OpenMarketError: Error, Sendable, Equatable, CustomStringConvertible
         if message.isEmpty { message = "HTTP \(status) with no message" }
         // A message is shown up to 2,000 characters, redacted with what follows the cut (a secret
         // across it is still found), then cut: a server's megabyte of text costs no more.
-        if message.count > 2000 { message = String((credentials?.redact(String(message.prefix(2200))) ?? message).prefix(2000)) + "…" }
-        message = ServerText.printable(credentials?.redact(message) ?? message)
+        let long = message.count > 2000
+        if long { message = String(message.prefix(2200)) }
+        message = credentials?.redact(message) ?? message
+        if long { message = String(message.prefix(2000)) + "…" }
+        message = ServerText.printable(message)
         switch status {
         case 401, 403: return .unauthorized(status: status, message: message)
         case 404: return .notFound(message: message)

@@ -33,8 +33,7 @@ enum SecretScrubber {
             var units = spelling.unicodeScalars.enumerated().map { Unit(scalar: $1, span: $0..<$0 + 1) }
             for _ in 0...layers {
                 forms.insert(units.map { fold($0.scalar).value })
-                let next = decoded(units)
-                if next.map(\.scalar) == units.map(\.scalar) { break }
+                guard let next = furtherDecoded(units) else { break }
                 units = next
             }
         }
@@ -46,9 +45,7 @@ enum SecretScrubber {
         for depth in 0...layers {
             let folded = layer.map { $0.wildcard ? nil : fold($0.scalar) }
             for secret in secrets { hidden += matches(of: secret, in: layer, folded: folded) }
-            guard depth < layers else { break }
-            let next = decoded(layer)
-            if next.count == layer.count, zip(next, layer).allSatisfy({ $0.scalar == $1.scalar }) { break }
+            guard depth < layers, let next = furtherDecoded(layer) else { break }
             layer = next
         }
         guard !hidden.isEmpty else { return text }
@@ -137,6 +134,12 @@ enum SecretScrubber {
             }
         }
         return out
+    }
+
+    /// The next layer, or nil when decoding changes nothing (no layer below it will either).
+    private static func furtherDecoded(_ units: [Unit]) -> [Unit]? {
+        let next = decoded(units)
+        return next.map(\.scalar) == units.map(\.scalar) ? nil : next
     }
 
     private static func hex(_ units: [Unit], _ range: Range<Int>) -> UInt32? {

@@ -53,9 +53,12 @@ struct ImageRequestHandler: Sendable {
         } catch {
             throw ServiceFailure(error)
         }
+        // Presets only: an image URL names one, an info URL (whose answer is the source's) at most one.
+        if rules.onlyPresets, !(info ? 0...1 : 1...1).contains(parsed.presetsNamed) {
+            throw ServiceFailure(ProcessingError.presetCount(parsed.presetsNamed))
+        }
         parsed.options = processor.applyingDefaults(to: parsed.options)
         if info { return try await describe(parsed, to: request) }
-        if rules.onlyPresets, parsed.presetsNamed != 1 { throw ServiceFailure(ProcessingError.presetCount(parsed.presetsNamed)) }
         do {
             return try await answer(parsed, to: request)
         } catch {

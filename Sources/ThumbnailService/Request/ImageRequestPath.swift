@@ -8,8 +8,8 @@ public struct ImageRequestPath: Sendable, Equatable {
     public var options: ProcessingOptions
     /// The source as the URL names it: `local:///sku-1/IMG_1.jpg`, `https://…`.
     public var source: String
-    /// How many presets the URL names itself (not those inside presets): one for an image URL under
-    /// `onlyPresets`, so the outputs per source are presets × `dpr` values × formats.
+    /// How many presets the URL names itself (not those inside presets), for the handler's rule under
+    /// `onlyPresets`: one an image URL, so the outputs per source are presets × `dpr` values × formats.
     public var presetsNamed = 0
 
     /// Paths longer than this are refused before parsing.
@@ -36,7 +36,6 @@ public struct ImageRequestPath: Sendable, Equatable {
             try options.apply(segment, presets: presets)
             index += 1
         }
-        if onlyPresets, presetsNamed > 1 { throw .presetCount(presetsNamed) }
         let sourceSegments = Array(segments[index...])
         let (source, fileExtension): (String, String?)
         if sourceSegments.first == "plain" {
