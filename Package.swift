@@ -3,8 +3,7 @@ import PackageDescription
 
 let package = Package(
     name: "market-images",
-    // iOS for the libraries an app uses (MarketUploader); the rest builds for macOS and Linux. macOS 15
-    // because swift-configuration (serve's settings from the environment) needs it.
+    // iOS for the libraries an app uses (MarketUploader); the rest builds for macOS and Linux.
     platforms: [.macOS(.v15), .iOS(.v16)],
     products: [
         .library(name: "ImagePipeline", targets: ["ImagePipeline"]),
@@ -16,8 +15,6 @@ let package = Package(
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
-        // serve's settings from MARKET_IMAGES_* variables and an environment file, below its flags.
-        .package(url: "https://github.com/apple/swift-configuration", from: "1.4.0"),
         .package(url: "https://github.com/apple/swift-crypto", "3.12.0"..<"5.0.0"),
         // The thumbnail service: HTTP server, lifecycle, logs and Prometheus metrics.
         .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.0"),
@@ -54,11 +51,13 @@ let package = Package(
             name: "ThumbnailService",
             dependencies: [
                 "ImagePipeline",
+                "MarketUploader",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Prometheus", package: "swift-prometheus"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "UnixSignals", package: "swift-service-lifecycle"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
@@ -89,7 +88,6 @@ let package = Package(
                 "ProductPreview",
                 "ThumbnailService",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
-                .product(name: "Configuration", package: "swift-configuration"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "Logging", package: "swift-log"),
             ]

@@ -33,6 +33,7 @@ public struct ProductPreview: Sendable {
         service.metricsBind = nil
         service.queue = 256
         service.maxAge = 0
+        service.grace = .seconds(1)
         service.limits.maxPixels = configuration.photoCache.prepareOptions.maxPixels
         service.maxSourceBytes = .max
         service.limits.maxRenderMemory = max(service.limits.maxRenderMemory, Int(ProcessInfo.processInfo.physicalMemory / 4))
@@ -43,9 +44,10 @@ public struct ProductPreview: Sendable {
         thumbnails = try ThumbnailService(service, logger: logger)
     }
 
-    /// Stops the thumbnails still rendering, before the process exits.
-    public func stopRendering() async {
-        await thumbnails.stopRendering()
+    /// Serves `router` (with `addRoutes(to:access:)` on it) on the preview's address, with the
+    /// thumbnail service's connection handlers, until SIGTERM or SIGINT; then stops what is rendering.
+    public func run(router: Router<ServiceRequestContext>, onListening: @escaping @Sendable (String) -> Void) async throws {
+        try await thumbnails.run(router: router) { _, url in onListening(url) }
     }
 
     /// The product folders with photos, in name order.

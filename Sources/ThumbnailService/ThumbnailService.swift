@@ -4,6 +4,7 @@ import ImagePipeline
 import NIOCore
 import Logging
 import ServiceLifecycle
+import UnixSignals
 
 /// The thumbnail service as a library: photos under a root or from allowed origins, at the size,
 /// crop and format a screen asks for in an imgproxy-style signed URL, cached, on a bounded pool.
@@ -65,7 +66,7 @@ public struct ThumbnailService: Sendable {
                 maxAge: configuration.maxAge,
                 signature: SignatureCheck(keys: configuration.keys, size: configuration.signatureSize),
                 sources: (local.map { [$0] } ?? []) + [remote],
-                processor: ImageProcessor(limits: configuration.limits),
+                processor: ImageProcessor(configuration),
                 pool: ImageWorkPool(workers: configuration.workers, queueLimit: configuration.queue),
                 memory: MemoryBudget(limit: configuration.renderMemory),
                 caches: OutputCaches(disk: disk, memory: disk != nil && configuration.memoryCache > 0 ? MemoryCache(sizeLimit: configuration.memoryCache) : nil,
@@ -112,18 +113,39 @@ public struct ThumbnailService: Sendable {
         AccessLog(metrics: metrics, logger: logger, elidesSignatures: false)
     }
 
-    /// Serves on `configuration.bind` (and metrics on `metricsBind`) until SIGTERM or SIGINT, then
-    /// lets requests in flight finish within `grace`, and stops the renders left. `onListening` gets each listener's URL.
-    public func run(onListening: @escaping @Sendable (_ what: String, _ url: String) -> Void) async throws {
-        let router = Router(context: ServiceRequestContext.self)
-        addRoutes(to: router, answersRoot: true)
-        var services: [any Service] = [configuration.bind.application(router.buildResponder(), idleTimeout: configuration.idleTimeout,
-                                                                       limit: connections, departures: departures, logger: logger) { onListening("listening on", $0) }]
+    /// The service's listener on `configuration.bind`, not yet running, with the connection handlers
+    /// every listener of the service has: the connection cap, HTTP/1.0 closing, the request deadline,
+    /// and client departures (a render whose every client left is stopped). `router` is a host's own,
+    /// with the service's routes mounted (`addRoutes(to:)`) beside its own, as the preview does; by
+    /// default the service's routes alone. `onListening` gets the URL once the port is bound.
+    public func buildApplication(router: Router<ServiceRequestContext>? = nil,
+                                 onListening: @escaping @Sendable (String) -> Void) -> some ApplicationProtocol {
+        let router = router ?? {
+            let router = Router(context: ServiceRequestContext.self)
+            addRoutes(to: router, answersRoot: true)
+            return router
+        }()
+        return configuration.bind.application(router.buildResponder(), idleTimeout: configuration.idleTimeout, limit: connections,
+                                              departures: departures, logger: logger, onListening: onListening)
+    }
+
+    /// Serves `buildApplication(router:)` (and metrics on `metricsBind`) until one of `signals`, or
+    /// until the group `onStart` is given is told to stop (a test, a host with its own lifecycle);
+    /// then lets requests in flight finish within `grace`, and stops the renders left.
+    /// `onListening` gets each listener's URL.
+    public func run(router: Router<ServiceRequestContext>? = nil, signals: [UnixSignal] = [.sigterm, .sigint],
+                    onStart: @Sendable (ServiceGroup) -> Void = { _ in },
+                    onListening: @escaping @Sendable (_ what: String, _ url: String) -> Void) async throws {
+        var services: [any Service] = [buildApplication(router: router) { onListening("listening on", $0) }]
         if let metricsBind = configuration.metricsBind {
             let responder = MetricsResponder(metrics: metrics, pool: handler.pool, cache: handler.caches.disk, connections: connections)
             services.append(metricsBind.application(responder, idleTimeout: configuration.idleTimeout, logger: logger) { onListening("metrics on", $0 + "/metrics") })
         }
-        try await ServiceAddress.run(services, grace: configuration.grace, logger: logger)
+        var group = ServiceGroupConfiguration(services: services.map { .init(service: $0) }, gracefulShutdownSignals: signals, logger: logger)
+        group.maximumGracefulShutdownDuration = configuration.grace + ShutdownGrace.stopMargin
+        let running = ServiceGroup(configuration: group)
+        onStart(running)
+        try await running.run()
         await stopRendering()
     }
 

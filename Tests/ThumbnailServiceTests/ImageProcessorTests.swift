@@ -25,50 +25,41 @@ final class ImageProcessorTests: FolderTestCase {
         XCTAssertThrowsError(try LocalSourceRoot(root + "/outside.txt"))
     }
 
-    /// Every setting of the service's that changes an output's bytes is in its ETag, so instances
-    /// sharing a cache (one with `--fast-decode`, say) never serve each other's bytes under one tag.
-    /// Every stored setting is listed here, so a new one fails until it is classified.
-    func testEverySettingThatChangesBytesIsInTheETag() {
-        typealias Change = (name: String, apply: (inout ImageProcessor.Limits) -> Void, changesBytes: Bool)
-        let changes: [Change] = [
-            ("defaultQuality", { $0.defaultQuality = 70 }, true),
-            ("formatQuality", { $0.formatQuality[.avif] = 50 }, true),
-            ("maxOutputEdge", { $0.maxOutputEdge = 1024 }, true),
-            ("draftDecode", { $0.draftDecode = true }, true),
-            ("maxAnimationFrames", { $0.maxAnimationFrames = 50 }, true),
-            // Applied to the options (`applyingDefaults`), so in their canonical part of the tag.
-            ("autoQuality", { $0.autoQuality = .init(score: 80, qualities: 30...95) }, false),
-            // In the tag of URLs with a perceptual aq only (below).
-            ("autoQualityMaxPixels", { $0.autoQualityMaxPixels = nil }, false),
-            ("maxAnimationFramePixels", { $0.maxAnimationFramePixels = 1000 }, false),
-            ("encoder.progressive", { $0.encoder.progressive = false }, true),
-            ("encoder.avifEffort", { $0.encoder.avifEffort = 4 }, true),
-            ("encoder.jxlEffort", { $0.encoder.jxlEffort = 7 }, true),
-            // These decide what is refused, or which format is chosen (the format is in the tag).
-            ("maxPixels", { $0.maxPixels = 1000 }, false),
-            ("maxRenderMemory", { $0.maxRenderMemory = 64 << 20 }, false),
-            ("renderTimeout", { $0.renderTimeout = .seconds(1) }, false),
-            ("autoAVIF", { $0.autoAVIF = true }, false),
-            ("autoJXL", { $0.autoJXL = true }, false),
+    /// Every setting whose value changes an output's bytes (`ServiceSetting.changesOutput`) is in the
+    /// ETag, and no other: instances sharing a cache (one with `--fast-decode`, say) never serve each
+    /// other's bytes under one tag, and a setting that changes no byte (the workers) keeps every tag.
+    /// Every stored limit is reached by some setting, so a new one fails here until the table has it.
+    func testEverySettingThatChangesBytesIsInTheETag() throws {
+        let samples: [String: String] = [
+            "root": "/x", "allow-source": "https://a.example/", "allow-private-sources": "true", "max-source-bytes": "1000",
+            "download-timeout": "7", "max-downloads": "3", "max-downloads-per-origin": "1", "source-ttl": "5", "source-stale-if-error": "5",
+            "source-cache-size": "1000", "fallback-image": "/x.jpg", "fallback-status": "200", "fallback-max-age": "5", "watermark": "/w.png",
+            "watermark-opacity": "0.5", "bind": "127.0.0.1:1", "insecure-unsigned": "true", "only-presets": "true", "preset-dprs": "1,2",
+            "signature-size": "8", "cache": "/c", "cache-size": "5", "memory-cache": "5", "workers": "3", "queue": "3", "max-output-edge": "1024",
+            "max-pixels": "1000", "max-animation-frames": "50", "max-animation-frame-resolution": "1000", "max-render-memory": "67108864",
+            "render-memory": "67108864", "render-timeout": "1", "quality": "70", "format-quality": "avif=50", "auto-quality": "ssimulacra2:80",
+            "auto-quality-max-resolution": "0", "allow-security-options": "true", "fast-decode": "true", "baseline-jpeg": "true",
+            "avif-effort": "4", "auto-avif": "true", "jxl-effort": "7", "auto-jxl": "true", "preset": "x=q:50", "max-age": "5", "grace": "5",
+            "idle-timeout": "5", "max-connections": "5", "metrics-bind": "off",
         ]
-        let base = ImageProcessor.Limits()
-        let stored = Mirror(reflecting: base).children.compactMap(\.label).filter { $0 != "encoder" }
-            + Mirror(reflecting: base.encoder).children.compactMap(\.label).map { "encoder." + $0 }
-        XCTAssertEqual(Set(stored), Set(changes.map(\.name)), "classify every setting here")
-        func tags(_ limits: ImageProcessor.Limits) -> [String] {
-            OutputFormat.allCases.map { ImageProcessor(limits: limits).etag(source: "local:///a.jpg", fingerprint: "f", options: ProcessingOptions(), format: $0) }
+        let resolvedElsewhere: Set<String> = ["config", "key", "salt", "key-file"]
+        XCTAssertEqual(Set(ServiceSetting.all.map(\.name)).subtracting(resolvedElsewhere), Set(samples.keys), "a sample value for every setting")
+        func tags(_ configuration: ServiceConfiguration) -> [String] {
+            OutputFormat.allCases.map { ImageProcessor(configuration).etag(source: "local:///a.jpg", fingerprint: "f", options: ProcessingOptions(), format: $0) }
         }
-        for change in changes {
-            var limits = base
-            change.apply(&limits)
-            XCTAssertEqual(tags(limits) != tags(base), change.changesBytes, change.name)
+        func fields(_ limits: ImageProcessor.Limits) -> [String: String] {
+            Dictionary(uniqueKeysWithValues: Mirror(reflecting: limits).children.map { ($0.label ?? "", "\($0.value)") })
         }
-        var scored = ProcessingOptions(), unlimited = base
-        scored.autoquality = .init(score: 80, qualities: 30...95)
-        unlimited.autoQualityMaxPixels = nil
-        XCTAssertNotEqual(ImageProcessor(limits: unlimited).etag(source: "local:///a.jpg", fingerprint: "f", options: scored, format: .jpeg),
-                          ImageProcessor(limits: base).etag(source: "local:///a.jpg", fingerprint: "f", options: scored, format: .jpeg),
-                          "the scoring limit changes which outputs are scored")
+        let base = ServiceConfiguration()
+        var reached: Set<String> = []
+        for setting in ServiceSetting.all where !resolvedElsewhere.contains(setting.name) {
+            var changed = base
+            try setting.apply(&changed, try XCTUnwrap(samples[setting.name]))
+            XCTAssertNotEqual(setting.text(changed), setting.defaultText, "\(setting.name): the sample is not the default")
+            XCTAssertEqual(tags(changed) != tags(base), setting.changesOutput, setting.name)
+            reached.formUnion(fields(changed.limits).filter { fields(base.limits)[$0.key] != $0.value }.keys)
+        }
+        XCTAssertEqual(reached, Set(fields(base.limits).keys), "every limit is some setting's")
     }
 
     func testTheFormatFollowsTheURLThenAcceptThenTransparency() {
@@ -80,9 +71,9 @@ final class ImageProcessorTests: FolderTestCase {
             XCTAssertEqual(processor.format(for: options, accept: refusal + ", image/jpeg", sourceHasAlpha: false).format, .jpeg, refusal)
         }
         XCTAssertEqual(processor.format(for: options, accept: "image/webp ; q = 0.5", sourceHasAlpha: false).format, .webp)
-        var limits = ImageProcessor.Limits()
-        (limits.autoJXL, limits.autoAVIF) = (true, true)
-        let both = ImageProcessor(limits: limits)
+        var configuration = ServiceConfiguration()
+        (configuration.limits.autoJXL, configuration.limits.autoAVIF) = (true, true)
+        let both = ImageProcessor(configuration)
         XCTAssertEqual(both.format(for: options, accept: "image/webp,image/avif,image/jxl", sourceHasAlpha: false).format, .jxl, "JPEG XL first")
         XCTAssertEqual(both.format(for: options, accept: "image/jxl;q=0,image/avif", sourceHasAlpha: false).format, .avif)
         XCTAssertEqual(processor.format(for: options, accept: "image/jxl,image/webp", sourceHasAlpha: false).format, .webp, "only with autoJXL")

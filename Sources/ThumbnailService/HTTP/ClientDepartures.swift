@@ -98,12 +98,13 @@ protocol ConnectionRequestContext: RequestContext {
     var channel: any Channel { get }
 }
 
-/// The context the service's own listeners give their requests.
-struct ServiceRequestContext: ConnectionRequestContext {
-    var coreContext: CoreRequestContextStorage
+/// The context the service's listeners give their requests (`ThumbnailService.buildApplication`):
+/// a host's router for routes beside the service's uses it too.
+public struct ServiceRequestContext: ConnectionRequestContext {
+    public var coreContext: CoreRequestContextStorage
     let channel: any Channel
 
-    init(source: ApplicationRequestContextSource) {
+    public init(source: ApplicationRequestContextSource) {
         coreContext = .init(source: source)
         channel = source.channel
     }

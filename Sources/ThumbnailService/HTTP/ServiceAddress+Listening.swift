@@ -14,7 +14,7 @@ extension ServiceAddress {
     /// the port is bound.
     func application<Context: RequestContext>(_ responder: some HTTPResponder<Context>, idleTimeout: Duration, limit: ConnectionLimit? = nil,
                                               departures: ClientDepartures? = nil, logger: Logger,
-                                              onListening: @escaping @Sendable (String) -> Void) -> some Service
+                                              onListening: @escaping @Sendable (String) -> Void) -> some ApplicationProtocol
     where Context.Source == ApplicationRequestContextSource {
         let handlers: @Sendable () -> [any RemovableChannelHandler] = {
             [HTTP10Close(), RequestDeadline(limit: TimeAmount(idleTimeout))] + (limit.map { [$0.handler()] } ?? [])
@@ -27,21 +27,6 @@ extension ServiceAddress {
             onServerRunning: { [self] channel in onListening(url(port: channel.localAddress?.port)) },
             logger: logger
         )
-    }
-
-    /// Runs `responder` on this address until SIGTERM or SIGINT, then lets requests in flight finish
-    /// within `grace`: for a server that mounts the service beside routes of its own (the preview).
-    public func serve(_ responder: some HTTPResponder<BasicRequestContext>, grace: Duration, idleTimeout: Duration = .seconds(30),
-                      logger: Logger, onListening: @escaping @Sendable (String) -> Void) async throws {
-        try await Self.run([application(responder, idleTimeout: idleTimeout, logger: logger, onListening: onListening)], grace: grace, logger: logger)
-    }
-
-    /// Runs listeners together, stopped together on SIGTERM or SIGINT: `grace` for requests in flight
-    /// (then `ShutdownGrace` answers what is left), and a moment to write those answers.
-    static func run(_ services: [any Service], grace: Duration, logger: Logger) async throws {
-        var group = ServiceGroupConfiguration(services: services.map { .init(service: $0) }, gracefulShutdownSignals: [.sigterm, .sigint], logger: logger)
-        group.maximumGracefulShutdownDuration = grace + ShutdownGrace.stopMargin
-        try await ServiceGroup(configuration: group).run()
     }
 }
 

@@ -51,9 +51,13 @@ public struct ImageProcessor: Sendable {
     }
 
     public let limits: Limits
+    /// The service's settings that change output bytes, as they are set (`ServiceSetting.changesOutput`):
+    /// part of every ETag.
+    let outputSettings: [String]
 
-    public init(limits: Limits = Limits()) {
-        self.limits = limits
+    public init(_ configuration: ServiceConfiguration = ServiceConfiguration()) {
+        limits = configuration.limits
+        outputSettings = ServiceSetting.outputIdentity(of: configuration)
     }
 
     /// The format of the response: the URL's, else JPEG XL (with `autoJXL`), AVIF (with `autoAVIF`)
@@ -90,17 +94,8 @@ public struct ImageProcessor: Sendable {
     /// the source's identity and fingerprint (size and modification time, or an origin's ETag), the
     /// normalised options and the format, and every setting of the service's that changes bytes.
     public func etag(source: String, fingerprint: String, options: ProcessingOptions, format: OutputFormat) -> String {
-        // The edge limit bounds unsized outputs, so changing it changes their bytes; a draft decode
-        // (`--fast-decode`) gives other pixels. Efforts appear only when not the default, so tags made
-        // before a setting existed hold.
-        let encoder = limits.encoder, standard = EncoderSettings()
-        let identity = [source, fingerprint, options.canonical(format: format, defaultQuality: defaultQuality(for: format)),
-                        "edge:\(limits.maxOutputEdge)", encoder.progressive ? "" : "baseline", limits.draftDecode ? "draft" : "",
-                        encoder.avifEffort == standard.avifEffort ? "" : "avif-effort:\(encoder.avifEffort)",
-                        encoder.jxlEffort == standard.jxlEffort ? "" : "jxl-effort:\(encoder.jxlEffort)",
-                        limits.maxAnimationFrames == 1 ? "" : "frames:\(limits.maxAnimationFrames)",
-                        options.autoquality?.targetScore == nil ? "" : "scored:\(limits.autoQualityMaxPixels ?? 0)"].joined(separator: "\n")
-        return "\"" + Fingerprint.hex(identity) + "\""
+        let identity = [source, fingerprint, options.canonical(format: format, defaultQuality: defaultQuality(for: format))] + outputSettings
+        return "\"" + Fingerprint.hex(identity.joined(separator: "\n")) + "\""
     }
 
     /// The format for a source: as `format(for:accept:sourceHasAlpha:)`, asking whether the source has

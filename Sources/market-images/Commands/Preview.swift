@@ -64,15 +64,14 @@ struct Preview: AsyncParsableCommand {
         let preview = try ProductPreview(configuration, bind: address, logger: logger)
         guard !preview.productFolders.isEmpty else { throw ValidationError("\(Terminal.display(products)) has no product folders with photos") }
         let prepared = preview.prepareAll()
-        let router = Router()
-        let access = PreviewAccess<BasicRequestContext>(bind: address, logger: logger)
+        let router = Router(context: ServiceRequestContext.self)
+        let access = PreviewAccess<ServiceRequestContext>(bind: address, logger: logger)
         preview.addRoutes(to: router, access: access)
         let summary = count(prepared.products, "product") + (prepared.failedPhotos > 0 ? ", \(count(prepared.failedPhotos, "photo")) failed" : "")
-        try await address.serve(router.buildResponder(), grace: .seconds(1), logger: logger) { url in
+        try await preview.run(router: router) { url in
             Terminal.standardOutput.write("Preview of \(summary): \(access.address(url))\n")
             Terminal.standardError.write("listening on \(url)\n")
         }
-        await preview.stopRendering()
     }
 
     private func address() throws -> ServiceAddress {

@@ -52,7 +52,8 @@ struct URLCommand: ParsableCommand {
                                valueName: "folder"))
     var root: String?
 
-    @OptionGroup var key: ServiceKeyOptions
+    @Option(help: "A file with a hex key line and a hex salt line per key (the first signs); mode 600.")
+    var keyFile: String?
 
     private var encoding: ThumbnailURLSigner.SourceEncoding { plain ? .plain : .base64 }
 
@@ -133,6 +134,8 @@ struct URLCommand: ParsableCommand {
     }
 
     private func signer() throws -> ThumbnailURLSigner? {
-        try key.load().first.map { ThumbnailURLSigner(key: $0.key, salt: $0.salt) }
+        do { return try ServiceSettings.signingKeys(keyFile: keyFile).first.map { ThumbnailURLSigner(key: $0.key, salt: $0.salt) } } catch {
+            throw ValidationError(error.description)
+        }
     }
 }

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import ImagePipeline
 import MarketUploader
 
 extension Dialect: ExpressibleByArgument {}
@@ -93,7 +94,10 @@ struct ServerOptions: ParsableArguments {
         get throws {
             let environment = ProcessInfo.processInfo.environment
             func fromFile(_ path: String?, _ option: String) throws -> String? {
-                try path.map { try SecretFile.read($0, option: option).trimmingCharacters(in: .newlines) }
+                guard let path else { return nil }
+                do { return try SecretFile.read(path, option: option, display: Terminal.display).trimmingCharacters(in: .newlines) } catch {
+                    throw ValidationError(error.description)
+                }
             }
             if try resolvedDialect == .items {
                 if let password = try password ?? fromFile(passwordFile, "--password-file") ?? environment["OPENMARKET_PASSWORD"], !password.isEmpty {

@@ -36,7 +36,7 @@ final class PreviewTests: FolderTestCase {
     }
 
     private func start(_ arguments: [String] = []) throws -> ServiceProcess {
-        try startService([input, "--cache", root + "/cache"] + arguments, command: "preview")
+        try startServiceProcess([input, "--cache", root + "/cache"] + arguments, command: "preview")
     }
 
     /// `<tag … data-folder="NAME" …>`'s images as the browser loaded them: "WxH" per image.

@@ -57,7 +57,7 @@ final class ProductFolderRuleTests: CommandLineTestCase {
             let written = FileManager.default.subpaths(atPath: command[3])?.filter { !$0.hasPrefix(".") && !$0.hasSuffix(".json") } ?? []
             XCTAssertFalse(written.contains { $0.contains("IMG_2") || $0.contains("private") }, "\(command[0]) wrote \(written)")
         }
-        let preview = try startService([products, "--cache", root + "/cache"], command: "preview")
+        let preview = try startServiceProcess([products, "--cache", root + "/cache"], command: "preview")
         let page = String(decoding: try await preview.get("/").body, as: UTF8.self)
         XCTAssertFalse(page.contains("Private"), page)
         let product = String(decoding: try await preview.get("/product/mug").body, as: UTF8.self)
@@ -229,7 +229,7 @@ final class ProductFolderRuleTests: CommandLineTestCase {
             "https://openmarket.yagom-academy.kr|lamp": ["state": "registered", "productID": 2, "at": "2026-11-01T00:00:00Z"],
         ]]
         try JSONSerialization.data(withJSONObject: ledger).write(to: URL(fileURLWithPath: root + "/products/.openmarket-published.json"))
-        let preview = try startService([root + "/products", "--cache", root + "/cache"], command: "preview")
+        let preview = try startServiceProcess([root + "/products", "--cache", root + "/cache"], command: "preview")
         let page = String(decoding: try await preview.get("/").body, as: UTF8.self)
         for expected in ["₩12,000", "3 in stock", "2 problems"] {
             XCTAssertTrue(page.contains(expected), "\(expected) in:\n\(page)")

@@ -30,7 +30,7 @@ final class SalePriceTests: CommandLineTestCase {
             XCTAssertTrue(list.stdout.contains("₩10,800 (was ₩12,000)"), "\(dialect): \(list.stdout)")
             await server.stop()
         }
-        let preview = try startService([root + "/products", "--cache", root + "/cache"], command: "preview")
+        let preview = try startServiceProcess([root + "/products", "--cache", root + "/cache"], command: "preview")
         let page = String(decoding: try await preview.get("/").body, as: UTF8.self)
         XCTAssertTrue(page.contains("₩10,800") && page.contains("<s class=\"original\">₩12,000</s>"), page)
     }

@@ -107,78 +107,19 @@ public struct ServiceConfiguration: Sendable {
         public var description: String { "\(setting): \(message)" }
     }
 
-    /// Every wrong setting, each once; empty when the service can start.
+    /// Every wrong setting, each once; empty when the service can start. Each setting's own bounds are
+    /// its entry's in `ServiceSetting.all`; the rules between settings are here.
     public var problems: [Problem] {
-        var problems: [Problem] = []
+        var problems = ServiceSetting.all.compactMap { setting in setting.check(self).map { Problem(setting: setting.name, message: $0) } }
         func check(_ ok: Bool, _ setting: String, _ message: @autoclosure () -> String) {
             if !ok { problems.append(Problem(setting: setting, message: message())) }
         }
-        if let root { check(FileManager.default.isDirectory(root), "root", "\(root) is not a folder") }
         check(root != nil || !allowedSources.isEmpty, "root", "give a folder to serve, or --allow-source prefixes, or both")
-        for text in allowedSources {
-            guard let prefix = SourceURL(prefix: text) else {
-                check(false, "allow-source", "takes an http(s) URL prefix ending its host with /, e.g. https://images.example.com/; got \(text)")
-                continue
-            }
-            // Refused now rather than on every request: each would be "not under an allowed prefix".
-            let privateAddress = SourceAddress.resolve(prefix.host)?.first(where: SourceAddress.isInternal)
-            check(allowPrivateSources || privateAddress == nil, "allow-source",
-                  "\(text) is on a private address (\(privateAddress ?? "")); add --allow-private-sources to fetch from it")
-        }
         check(!keys.isEmpty || onlyPresets || allowUnsigned, "insecure-unsigned",
               "no key: set keys (--key-file, MARKET_IMAGES_KEY and _SALT), onlyPresets for unsigned preset URLs, or allowUnsigned for any URL unsigned")
         check(!keys.isEmpty || onlyPresets || !allowUnsigned || bind.isLoopback, "insecure-unsigned",
               "binds loopback only (127.0.0.1, ::1); \(bind.host) is not. Set a key, or --only-presets for unsigned preset URLs on any address")
-        check(!presetDPRs.isEmpty && presetDPRs.allSatisfy(ProcessingOptions.dprRange.contains), "preset-dprs",
-              "takes one or more of 0.01 to 8, comma-separated")
-        check((1...32).contains(signatureSize), "signature-size", "takes 1 to 32 (bytes of the HMAC)")
-        check((1...256).contains(workers), "workers", "takes 1 to 256")
-        check((0...100_000).contains(queue), "queue", "takes 0 to 100000")
-        check((16...16_384).contains(limits.maxOutputEdge), "max-output-edge", "takes 16 to 16384")
-        check(limits.maxPixels > 0, "max-pixels", "must be positive")
-        check((1...10_000).contains(limits.maxAnimationFrames), "max-animation-frames", "takes 1 (stills only) to 10000")
-        check(limits.maxAnimationFramePixels.map { $0 > 0 } ?? true, "max-animation-frame-resolution", "must be positive")
-        check(limits.autoQualityMaxPixels.map { $0 > 0 } ?? true, "auto-quality-max-resolution", "takes 0 (no limit) or more pixels")
-        check(limits.maxRenderMemory >= 16 << 20, "max-render-memory", "takes at least 16777216 (16 MB)")
         check(renderMemory >= limits.maxRenderMemory, "render-memory", "must be at least --max-render-memory (\(limits.maxRenderMemory))")
-        check((1...100).contains(limits.defaultQuality), "quality", "takes 1 to 100")
-        check(limits.formatQuality.values.allSatisfy((1...100).contains), "format-quality", "takes FORMAT=QUALITY pairs, each quality 1 to 100")
-        check(EncoderSettings.avifEffortRange.contains(limits.encoder.avifEffort), "avif-effort", "takes 0 (fastest) to 9")
-        check(EncoderSettings.jxlEffortRange.contains(limits.encoder.jxlEffort), "jxl-effort", "takes 3 (fastest) to 9")
-        check(cacheSize > 0, "cache-size", "must be positive")
-        check(memoryCache >= 0, "memory-cache", "must be 0 or more")
-        check(maxSourceBytes > 0, "max-source-bytes", "must be positive")
-        check(downloadTimeout >= .seconds(1) && downloadTimeout <= .seconds(600), "download-timeout", "takes 1 to 600 seconds")
-        check(limits.renderTimeout.map { $0 > .zero && $0 <= .seconds(600) } ?? true, "render-timeout", "takes 1 to 600 seconds")
-        check((1...1024).contains(maxDownloads), "max-downloads", "takes 1 to 1024")
-        if let maxDownloadsPerOrigin {
-            check((1...max(1, maxDownloads)).contains(maxDownloadsPerOrigin), "max-downloads-per-origin", "takes 1 to --max-downloads (\(maxDownloads))")
-        }
-        check(maxAge >= 0, "max-age", "must be 0 or more")
-        check(sourceTTL >= 0, "source-ttl", "must be 0 or more (0 revalidates every request)")
-        check(sourceStaleIfError >= 0, "source-stale-if-error", "must be 0 or more")
-        check(sourceCacheSize > 0, "source-cache-size", "must be positive")
-        if let fallbackImage { check(FileManager.default.isReadableFile(atPath: fallbackImage), "fallback-image", "\(fallbackImage) cannot be read") }
-        check(fallbackStatus.map { (200...599).contains($0) } ?? true, "fallback-status", "takes an HTTP status, 200 to 599")
-        check(fallbackMaxAge >= 0, "fallback-max-age", "must be 0 or more")
-        if let watermark, !watermark.contains("://") {
-            check(FileManager.default.isReadableFile(atPath: watermark), "watermark", "\(watermark) cannot be read")
-        }
-        check((0...1).contains(watermarkOpacity), "watermark-opacity", "takes 0 to 1")
-        check(grace >= .zero, "grace", "must be 0 or more")
-        check(idleTimeout >= .seconds(1) && idleTimeout <= .seconds(3600), "idle-timeout", "takes 1 to 3600 seconds")
-        let files = Self.openFileLimit
-        if let maxConnections {
-            check((1...max(1, files - 64)).contains(maxConnections), "max-connections",
-                  "must be 1 to \(max(1, files - 64)) (the open-file limit, ulimit -n, is \(files), and requests need descriptors of their own); "
-                      + "raise the limit (LimitNOFILE= in a systemd unit) or lower --max-connections")
-        }
-        let table = ProcessingOptions.standardPresets.merging(presets) { $1 }
-        for (name, options) in presets.sorted(by: { $0.key < $1.key }) {
-            do { _ = try ImageRequestPath.parse("/" + options + "/plain/local:///x.jpg", presets: table, allowSecurityOptions: true) } catch {
-                check(false, "preset", "\(name): \(error)")
-            }
-        }
         return problems
     }
 

@@ -1,5 +1,5 @@
-import ArgumentParser
 import Foundation
+import MarketUploader
 
 /// A `--config` file read exactly as systemd reads an `EnvironmentFile` (systemd.exec(5), and its
 /// parser in `env-file.c`), so one file configures the service the same under systemd and by hand:
@@ -25,14 +25,14 @@ struct EnvironmentFile {
 
     func line(of name: String) -> Int? { assignments.last { $0.name == name }?.line }
 
-    init(parsing text: String, path: String) throws {
+    init(parsing text: String, path: String) throws(ServiceSettings.Invalid) {
         for (name, value, line) in Self.pairs(text) {
             if name.hasPrefix("export") && name.dropFirst("export".count).first?.isWhitespace == true {
                 let variable = name.dropFirst("export".count).trimmingCharacters(in: .whitespaces)
-                throw ValidationError("\(path) line \(line): systemd's EnvironmentFile does not read \"export\"; write \(variable)=… without it")
+                throw ServiceSettings.Invalid("\(path) line \(line): systemd's EnvironmentFile does not read \"export\"; write \(variable)=… without it")
             }
             guard Self.isVariableName(name) else {
-                ignored.append("\(path) line \(line): \(Terminal.display(name)) is not a variable name; systemd ignores the line, and so does serve")
+                ignored.append("\(path) line \(line): \(ServerText.printable(name)) is not a variable name; systemd ignores the line, and so does serve")
                 continue
             }
             assignments.append(Assignment(name: name, value: value, line: line))

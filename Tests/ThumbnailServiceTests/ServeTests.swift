@@ -3,15 +3,16 @@ import MarketUploader
 import TestSupport
 import XCTest
 @testable import ImagePipeline
+@testable import ThumbnailService
 
-/// `market-images serve` started as a user starts it, spoken to over loopback HTTP with URLSession.
+/// The service as `serve` runs it, in process (`LiveService`), spoken to over loopback HTTP with URLSession.
 final class ServeTests: FolderTestCase {
     private static let key = "6d61726b65742d696d616765732d74657374"
     private static let salt = "73616c74"
     private let signer = try! ThumbnailURLSigner(hexKey: ServeTests.key, hexSalt: ServeTests.salt)
 
-    private func start(_ arguments: [String] = []) throws -> ServiceProcess {
-        try startService(["--root", input] + arguments, environment: ["MARKET_IMAGES_KEY": Self.key, "MARKET_IMAGES_SALT": Self.salt],
+    private func start(_ arguments: [String] = []) async throws -> LiveService {
+        try await startService(["--root", input] + arguments, environment: ["MARKET_IMAGES_KEY": Self.key, "MARKET_IMAGES_SALT": Self.salt],
                          secrets: [Self.key, Self.salt])
     }
 
@@ -33,7 +34,7 @@ final class ServeTests: FolderTestCase {
 
     /// Sizes, formats by Accept, the budget, 304, the cache, and no metadata in any response.
     func testImagesAtTheRequestedSizeAndFormatRevalidatedAndCached() async throws {
-        let service = try start(["--cache", root + "/cache"])
+        let service = try await start(["--cache", root + "/cache"])
         let list = path("sku-1/IMG_1.jpg", ["pr:list", "dpr:3"])
         let webp = try await service.get(list, headers: ["Accept": "image/avif,image/webp,*/*"])
         XCTAssertEqual(webp.status, 200, String(decoding: webp.body, as: UTF8.self))
@@ -87,9 +88,9 @@ final class ServeTests: FolderTestCase {
 
     /// The list and grid presets are the very thumbnails `thumbs` writes, byte for byte.
     func testPresetsGiveExactlyWhatThumbsWrites() async throws {
-        let made = try CommandLineTool.run(["thumbs", input, "--out", root + "/thumbs"])
-        XCTAssertEqual(made.status, 0, made.stderr)
-        let service = try start()
+        let made = try FolderProcessor(job: FolderJob(inputs: [input], outputFolder: root + "/thumbs", prepare: nil, thumbnails: ThumbnailOptions())).run { _ in }
+        XCTAssertEqual(made.failed.count, 0)
+        let service = try await start()
         for (preset, dpr, file) in [("list", 3, "list@3x"), ("list", 2, "list@2x"), ("grid", 3, "grid@3x"), ("grid", 2, "grid@2x")] {
             let answer = try await service.get(path("sku-1/IMG_1.jpg", ["pr:\(preset)", "dpr:\(dpr)"], format: "jpg"))
             XCTAssertEqual(answer.status, 200)
@@ -105,7 +106,7 @@ final class ServeTests: FolderTestCase {
         try jolla.prefix(jolla.count / 2).write(to: URL(fileURLWithPath: input + "/sku-1/truncated.jpg"))
         try copy("hostile/giant-image.jpg", to: "sku-1/giant.jpg")
         try Data("secret".utf8).write(to: URL(fileURLWithPath: root + "/outside.jpg"))
-        let service = try start()
+        let service = try await start()
         let good = path("sku-1/IMG_1.jpg", ["w:100"])
         let forged = "/" + String(repeating: "A", count: 43) + String(good.drop { $0 != "/" }.dropFirst().drop { $0 != "/" })
         let cases: [(String, Int)] = [
@@ -136,7 +137,7 @@ final class ServeTests: FolderTestCase {
 
     /// Twenty identical requests at once: one processing. A full queue: 503 with Retry-After.
     func testConcurrentRequestsAreProcessedOnceAndOverloadIsRefusedFast() async throws {
-        let service = try start(["--workers", "1", "--queue", "1"])
+        let service = try await start(["--workers", "1", "--queue", "1"])
         let same = path("sku-1/IMG_1.jpg", ["rs:fit:1500:1500", "q:90"])
         let answers = try await withThrowingTaskGroup(of: Int.self) { group in
             for _ in 0..<20 { group.addTask { try await service.get(same).status } }
@@ -161,50 +162,28 @@ final class ServeTests: FolderTestCase {
         XCTAssertTrue(distinct.contains { $0.0 == 200 })
     }
 
-    /// SIGTERM while a request is in flight: it completes, and the service exits 0.
-    func testSIGTERMLetsRequestsInFlightFinish() async throws {
-        try copy("photos/iphone_13_pro_max.HEIC", to: "sku-1/IMG_2.HEIC")
-        let service = try start(["--grace", "20"])
-        let request = path("sku-1/IMG_2.HEIC", ["rs:fit:2048:2048", "mb:200000"])
-        let slow = Task { try await service.get(request) }
-        // SIGTERM once the request is in the service's hands, as its own gauge says.
-        let inFlight = await service.waitUntilInFlight(atLeast: 1)
-        XCTAssertTrue(inFlight)
-        service.terminate()
-        let answer = try await slow.value
-        XCTAssertEqual(answer.status, 200)
-        XCTAssertLessThanOrEqual(answer.body.count, 200_000)
-        XCTAssertEqual(service.waitForExit(), 0)
-    }
-
     /// SIGTERM with more work in flight than `--grace` allows: every client gets a whole answer, the
     /// image or a 503 with Retry-After when the grace ends, never a cut connection; the service exits 0.
     func testWhenTheGraceRunsOutRequestsAreAnswered503() async throws {
         try copy("photos/iphone_13_pro_max.HEIC", to: "sku-1/IMG_2.HEIC")
-        let service = try start(["--grace", "1", "--workers", "1"])
+        let service = try await start(["--grace", "1", "--workers", "1"])
         let requests = (0..<4).map { path("sku-1/IMG_2.HEIC", ["rs:fit:2048:2048", "mb:\(200_000 + $0)"]) }
         let answers = requests.map { request in Task { try await service.get(request, timeout: 30) } }
         let inFlight = await service.waitUntilInFlight(atLeast: 4)
         XCTAssertTrue(inFlight)
         let stopped = Date()
-        service.terminate()
+        await service.terminate()
         var statuses: [Int] = []
         for answer in answers {
             let answer = try await answer.value
             statuses.append(answer.status)
             if answer.status == 503 { XCTAssertEqual(answer.header("Retry-After"), "1") }
         }
-        XCTAssertEqual(service.waitForExit(), 0)
+        let exited = await service.waitForExit()
+        XCTAssertEqual(exited, 0)
         XCTAssertTrue(statuses.allSatisfy { [200, 503].contains($0) }, "\(statuses)")
         XCTAssertTrue(statuses.contains(503), "one worker cannot render four in a second: \(statuses)")
         XCTAssertLessThan(Date().timeIntervalSince(stopped), 1 + 2 + 3, "the grace, the margin to answer, and exiting")
     }
 
-    func testTheServiceRefusesToStartUnsafely() throws {
-        for (arguments, environment) in [([] as [String], [:] as [String: String]),
-                                         (["--insecure-unsigned", "--bind", "0.0.0.0:0"], [:])] {
-            let run = try CommandLineTool.run(["serve", "--root", input] + arguments, environment: environment.merging(["MARKET_IMAGES_KEY": ""]) { $1 }, timeLimit: 20)
-            XCTAssertEqual(run.status, 2, run.stderr)
-        }
-    }
 }

@@ -2,6 +2,7 @@ import Foundation
 import MarketUploader
 import TestSupport
 import XCTest
+@testable import ThumbnailService
 
 /// `deploy/nginx-market-images.conf` as committed, run by Debian's nginx on loopback in front of the
 /// service: only the addresses and the cache folder are changed for the test.
@@ -55,7 +56,7 @@ final class DeployTests: FolderTestCase {
         process.standardError = FileHandle.nullDevice
         try process.run()
         addTeardownBlock {
-            process.terminate()
+            await process.terminate()
             process.waitUntilExit()
         }
         return (port, process)
@@ -63,7 +64,7 @@ final class DeployTests: FolderTestCase {
 
     func testNginxServesTheSecondRequestFromItsCacheWithoutReachingTheService() async throws {
         try copy("photos/jolla.jpg", to: "sku-1/IMG_1.jpg")
-        let service = try startService(["--root", input], environment: ["MARKET_IMAGES_KEY": Self.key, "MARKET_IMAGES_SALT": Self.salt],
+        let service = try await startService(["--root", input], environment: ["MARKET_IMAGES_KEY": Self.key, "MARKET_IMAGES_SALT": Self.salt],
                                        secrets: [Self.key, Self.salt])
         let nginx = try startNginx(upstream: try XCTUnwrap(service.base.port))
         let front = LoopbackClient(base: URL(string: "http://127.0.0.1:\(nginx.port)")!)
@@ -110,7 +111,7 @@ final class DeployTests: FolderTestCase {
     /// older browser WebP, each cached apart, and every Accept string of a kind shares its entry.
     func testTheSitesMapsForJPEGXLAndAVIFNegotiateEveryFormat() async throws {
         try copy("photos/jolla.jpg", to: "sku-1/IMG_1.jpg")
-        let service = try startService(["--root", input, "--auto-avif", "--auto-jxl"],
+        let service = try await startService(["--root", input, "--auto-avif", "--auto-jxl"],
                                        environment: ["MARKET_IMAGES_KEY": Self.key, "MARKET_IMAGES_SALT": Self.salt], secrets: [Self.key, Self.salt])
         let nginx = try startNginx(upstream: try XCTUnwrap(service.base.port), everyFormat: true)
         let front = LoopbackClient(base: URL(string: "http://127.0.0.1:\(nginx.port)")!)

@@ -3,6 +3,7 @@ import Foundation
 import MarketUploader
 import TestSupport
 import XCTest
+@testable import ThumbnailService
 @testable import ImagePipeline
 
 /// `serve` with http(s) sources from an origin the test runs on loopback: allowed only when asked for,
@@ -37,8 +38,8 @@ final class RemoteSourceTests: XCTestCase {
         await origin.stop()
     }
 
-    private func start(_ arguments: [String]) throws -> ServiceProcess {
-        try startService(["--root", try temporaryFolder(self), "--insecure-unsigned"] + arguments)
+    private func start(_ arguments: [String]) async throws -> LiveService {
+        try await startService(["--root", try temporaryFolder(self), "--insecure-unsigned"] + arguments)
     }
 
     private func path(_ source: String) -> String {
@@ -46,7 +47,7 @@ final class RemoteSourceTests: XCTestCase {
     }
 
     func testOriginAnswersAndFaultsHaveTheirStatus() async throws {
-        let service = try start(["--allow-source", "http://127.0.0.1:\(port)/", "--allow-private-sources",
+        let service = try await start(["--allow-source", "http://127.0.0.1:\(port)/", "--allow-private-sources",
                                  "--max-source-bytes", "1000000", "--download-timeout", "1"])
         let base = "http://127.0.0.1:\(port)"
         let cases: [(String, Int)] = [
@@ -70,14 +71,12 @@ final class RemoteSourceTests: XCTestCase {
         let spellings = ["127.0.0.1", "127.1", "0x7f000001", "2130706433", "localhost", "[::1]", "[::ffff:127.0.0.1]", "0.0.0.0"]
         let folder = try temporaryFolder(self)
         for spelling in spellings {
-            let refused = try ServiceProcess(["--root", folder, "--insecure-unsigned", "--allow-source", "http://\(spelling):\(port)/"],
-                                             environment: ["MARKET_IMAGES_KEY": ""])
-            XCTAssertFalse(refused.isListening, spelling)
-            XCTAssertEqual(refused.waitForExit(), 2, spelling)
-            XCTAssertTrue(refused.logText.contains("is on a private address") && refused.logText.contains("--allow-private-sources"), refused.logText)
+            let refused = LiveService.refusal(["--root", folder, "--insecure-unsigned", "--allow-source", "http://\(spelling):\(port)/"],
+                                              environment: ["MARKET_IMAGES_KEY": ""]) ?? "started"
+            XCTAssertTrue(refused.contains("is on a private address") && refused.contains("--allow-private-sources"), "\(spelling): \(refused)")
         }
         let prefixes = spellings.flatMap { ["--allow-source", "http://\($0):\(port)/"] }
-        let allowed = try start(prefixes + ["--allow-private-sources"])
+        let allowed = try await start(prefixes + ["--allow-private-sources"])
         let answer = try await allowed.get(path("http://127.1:\(port)/a.jpg"))
         XCTAssertEqual(answer.status, 200, "the same spelling works once internal addresses are allowed")
     }
@@ -87,7 +86,7 @@ final class RemoteSourceTests: XCTestCase {
     func testAnEndlessBodyIsCutOffAtTheLimitAndARefusedOriginIs502() async throws {
         let endless = try EndlessOrigin()
         let refused = try LoopbackClient.freePort()
-        let service = try start(["--allow-source", "http://127.0.0.1:\(endless.port)/", "--allow-source", "http://127.0.0.1:\(refused)/",
+        let service = try await start(["--allow-source", "http://127.0.0.1:\(endless.port)/", "--allow-source", "http://127.0.0.1:\(refused)/",
                                  "--allow-private-sources", "--max-source-bytes", "1000000", "--download-timeout", "20"])
         let started = Date()
         let answer = try await service.get(path("http://127.0.0.1:\(endless.port)/forever.jpg"))

@@ -3,6 +3,7 @@ import Foundation
 import MarketUploader
 import TestSupport
 import XCTest
+@testable import ThumbnailService
 @testable import ImagePipeline
 
 /// The holes a second attack on `serve` found, each against the service started as a user starts
@@ -11,9 +12,9 @@ import XCTest
 /// open by the thousand, and the smaller leaks (a loader outside the photo formats, a signature in
 /// the log, HTTP/1.0 connections, `Accept` with spaces, a file replaced in place).
 final class ServiceHardeningTests: FolderTestCase {
-    private func start(_ arguments: [String] = [], openFileLimit: Int? = nil) throws -> ServiceProcess {
+    private func start(_ arguments: [String] = []) async throws -> LiveService {
         try FileManager.default.createDirectory(atPath: input, withIntermediateDirectories: true)
-        return try startService(["--root", input, "--insecure-unsigned"] + arguments, environment: ["MARKET_IMAGES_KEY": ""], openFileLimit: openFileLimit)
+        return try await startService(["--root", input, "--insecure-unsigned"] + arguments, environment: ["MARKET_IMAGES_KEY": ""])
     }
 
     private func path(_ source: String, _ options: [String], format: String? = nil) -> String {
@@ -29,7 +30,7 @@ final class ServiceHardeningTests: FolderTestCase {
         try copy("photos/jolla.jpg", to: "sku-1/IMG_1.jpg")
         try FileManager.default.copyItem(atPath: Fixture.path("photos/DSCN0010.jpg"), toPath: root + "/outside.jpg")
         try FileManager.default.createSymbolicLink(atPath: input + "/evil.png", withDestinationPath: root + "/outside.jpg")
-        let service = try start()
+        let service = try await start()
 
         let decoy = try await service.get(path("local:///evil.png[]", [], format: "png"))
         XCTAssertEqual(decoy.status, 200)
@@ -48,8 +49,8 @@ final class ServiceHardeningTests: FolderTestCase {
     func testPrepareReadsANameWithBracketsAsItself() throws {
         try copy("metadata/everything.png", to: "photo.png[1]")
         try copy("photos/jolla.jpg", to: "photo.png")
-        let result = try CommandLineTool.run(["prepare", input + "/photo.png[1]", "--out", output, "--json"])
-        XCTAssertEqual(result.status, 0, result.stderr)
+        let report = try FolderProcessor(job: FolderJob(inputs: [input + "/photo.png[1]"], outputFolder: output, prepare: PrepareOptions(), thumbnails: nil)).run { _ in }
+        XCTAssertEqual(report.failed.count, 0)
         let written = try FileManager.default.contentsOfDirectory(atPath: output).filter { $0.hasSuffix(".jpg") || $0.hasSuffix(".png") }
         let inside = try ImageHeader.read(file: Fixture.path("metadata/everything.png"))
         let made = try ImageHeader.read(file: output + "/" + XCTUnwrap(written.first, "\(written)"))
@@ -61,7 +62,7 @@ final class ServiceHardeningTests: FolderTestCase {
     func testEveryOutputFitsTheEdgeLimit() async throws {
         try copy("crafted/png-bomb-16000.png", to: "big.png")
         try copy("crafted/strip-1x20000.png", to: "strip.png")
-        let service = try start(["--max-output-edge", "1024", "--workers", "1"])
+        let service = try await start(["--max-output-edge", "1024", "--workers", "1"])
         let cases: [(String, [String], String?)] = [
             ("big.png", ["q:81"], "jpg"), ("big.png", [], "png"), ("big.png", ["rs:fit:0:2000"], "webp"),
             ("strip.png", [], "jpg"), ("strip.png", ["rs:force:300:0"], "jpg"), ("strip.png", ["w:800", "dpr:1"], "png"),
@@ -75,7 +76,7 @@ final class ServiceHardeningTests: FolderTestCase {
         let big = try ImageHeader.read(.data(try await service.get(path("local:///big.png", [], format: "jpg")).body))
         XCTAssertEqual([big.width, big.height], [1024, 1024], "fitted into the limit, not refused")
         // The README's figure for one request on a pixel bomb under --max-pixels.
-        XCTAssertLessThan(service.memory.peak, 200, "peak RSS \(service.memory.peak) MB")
+        XCTAssertLessThan(service.memory.peak, 140, "peak RSS \(service.memory.peak) MB")
     }
 
     /// A path-scoped `--allow-source` prefix cannot be walked out of with dot segments in any
@@ -90,7 +91,7 @@ final class ServiceHardeningTests: FolderTestCase {
             }
         }
         let base = "http://127.0.0.1:\(origin.port)"
-        let service = try start(["--allow-source", base + "/images/", "--allow-private-sources"])
+        let service = try await start(["--allow-source", base + "/images/", "--allow-private-sources"])
         for escape in ["/images/../private/secret.jpg", "/images/%2e%2e/private/secret.jpg", "/images/..%2fprivate/secret.jpg",
                        "/images/.%2e/private/secret.jpg", "/images/%2E%2E/private/secret.jpg", "/images/..%2Fprivate/secret.jpg",
                        "/images/..\\private/secret.jpg", "/images/%5c../private/secret.jpg", "/images/hop.jpg", "/images/hop-encoded.jpg",
@@ -115,7 +116,7 @@ final class ServiceHardeningTests: FolderTestCase {
             await gate.wait()
             return FlyingFox.HTTPResponse(statusCode: .ok, body: padded)
         }
-        let service = try start(["--allow-source", "http://127.0.0.1:\(origin.port)/", "--allow-private-sources", "--queue", "100"])
+        let service = try await start(["--allow-source", "http://127.0.0.1:\(origin.port)/", "--allow-private-sources", "--queue", "100"])
         let before = service.memory.resident
         let paths = (0..<60).map { path("http://127.0.0.1:\(origin.port)/big.jpg", ["w:\(100 + $0 % 4 * 100)"]) }
         let statuses = Task {
@@ -136,11 +137,11 @@ final class ServiceHardeningTests: FolderTestCase {
         XCTAssertLessThan(service.memory.peak - before, 150, "RSS \(before) → peak \(service.memory.peak) MB")
     }
 
-    /// Under `ulimit -n 1024`, 1,100 connections that never finish their request head cannot keep a
+    /// At a cap of 512 connections (half of `ulimit -n 1024`), 1,100 connections that never finish their request head cannot keep a
     /// real client out: at the cap the idle ones are closed for newcomers, `/health` answers within
     /// a second, and the service does not spin.
     func testHalfOpenConnectionsCannotShutOutRealClients() async throws {
-        let service = try start(openFileLimit: 1024)
+        let service = try await start(["--max-connections", "512"])
         let port = try XCTUnwrap(service.base.port)
         var held: [RawConnection] = []
         for _ in 0..<1100 {
@@ -163,20 +164,26 @@ final class ServiceHardeningTests: FolderTestCase {
             (try? await service.metrics()).flatMap { gauge("market_images_connections_shed_total", in: $0) }.map { $0 >= 588 } ?? false
         }
         let metrics = try await service.metrics()
-        XCTAssertLessThanOrEqual(try XCTUnwrap(gauge("market_images_connections", in: metrics)), 512, "half the open-file limit:\n\(metrics)")
+        XCTAssertLessThanOrEqual(try XCTUnwrap(gauge("market_images_connections", in: metrics)), 512, "the cap:\n\(metrics)")
         let idle = try await service.get("/health", timeout: 5)
         XCTAssertEqual(idle.status, 200)
         XCTAssertLessThan(service.cpuSeconds - cpuBefore, 1, "no busy loop while at the cap")
         withExtendedLifetime(held) {}
     }
 
+    /// Under `ulimit -n 1024` (a unit's `LimitNOFILE`), a cap above what the descriptors allow is
+    /// refused at start with what to change, and without a cap the service holds half the limit.
     func testAMaxConnectionsAboveTheOpenFileLimitIsRefusedAtStart() throws {
         try FileManager.default.createDirectory(atPath: input, withIntermediateDirectories: true)
-        let service = try ServiceProcess(["--root", input, "--insecure-unsigned", "--max-connections", "5000"],
-                                         environment: ["MARKET_IMAGES_KEY": ""], openFileLimit: 1024)
-        XCTAssertFalse(service.isListening)
-        XCTAssertEqual(service.waitForExit(), 2, service.logText)
-        XCTAssertTrue(service.logText.contains("--max-connections: must be 1 to 960") && service.logText.contains("LimitNOFILE"), service.logText)
+        var limit = rlimit()
+        getrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit)
+        let saved = limit
+        limit.rlim_cur = 1024
+        setrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit)
+        defer { var saved = saved; setrlimit(Int32(RLIMIT_NOFILE.rawValue), &saved) }
+        let refused = LiveService.refusal(["--root", input, "--insecure-unsigned", "--max-connections", "5000"], environment: ["MARKET_IMAGES_KEY": ""]) ?? "started"
+        XCTAssertTrue(refused.contains("--max-connections: must be 1 to 960") && refused.contains("LimitNOFILE"), refused)
+        XCTAssertEqual(ServiceConfiguration().connectionLimit, 512, "half the open-file limit")
     }
 
     /// The smaller holes: a loader outside the photo formats, a signature after `//` in the log, an
@@ -185,7 +192,7 @@ final class ServiceHardeningTests: FolderTestCase {
     func testTheSmallerHolesAreClosed() async throws {
         try copy("photos/jolla.jpg", to: "sku-1/IMG_1.jpg")
         try Data("2 2\n1 2\n3 4\n".utf8).write(to: URL(fileURLWithPath: input + "/matrix.mat"))
-        let service = try start()
+        let service = try await start()
         let port = try XCTUnwrap(service.base.port)
 
         let matrix = try await service.get(path("local:///matrix.mat", ["w:10"]))

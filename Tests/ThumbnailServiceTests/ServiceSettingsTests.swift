@@ -3,10 +3,12 @@ import MarketUploader
 import TestSupport
 import XCTest
 @testable import ImagePipeline
+@testable import ThumbnailService
 
 /// `serve`'s settings from flags, `MARKET_IMAGES_*` variables and a `--config` file, as a unit file or a
-/// container passes them: a flag wins over the environment, which wins over the file.
-final class ServeSettingsTests: FolderTestCase {
+/// container passes them: a flag wins over the environment, which wins over the file. Resolved by
+/// `ServiceSettings` from the one table (`ServiceSetting.all`), and the service run in process.
+final class ServiceSettingsTests: FolderTestCase {
     private static let key = "656e762d6b6579", salt = "656e762d73616c74"
 
     override func setUpWithError() throws {
@@ -37,7 +39,7 @@ final class ServeSettingsTests: FolderTestCase {
         let ownSize = signer.signedPath(options: ["rs:fit:50:50"], source: "local:///sku-1/IMG_1.jpg")
 
         // The key from the file, since the environment's is empty (unset).
-        let fromEnvironment = try startService(["--config", file], environment: environment, secrets: [Self.key, Self.salt])
+        let fromEnvironment = try await startService(["--config", file], environment: environment, secrets: [Self.key, Self.salt])
         let answer = try await fromEnvironment.get(tile, headers: ["Accept": "image/jpeg"])
         XCTAssertEqual(answer.status, 200, fromEnvironment.logText)
         XCTAssertEqual(answer.header("Cache-Control"), "public, max-age=60, immutable", "the environment's 60 over the file's 30")
@@ -49,10 +51,11 @@ final class ServeSettingsTests: FolderTestCase {
         XCTAssertFalse(fromEnvironment.logText.contains("MARKET_IMAGES_ROOT is not"), "the file's names are known")
         let cached = try FileManager.default.subpathsOfDirectory(atPath: root + "/cache").filter { !$0.hasPrefix(".") }
         XCTAssertFalse(cached.isEmpty, "MARKET_IMAGES_CACHE is the cache folder")
-        fromEnvironment.terminate()
-        XCTAssertEqual(fromEnvironment.waitForExit(), 0)
+        await fromEnvironment.terminate()
+        let exited = await fromEnvironment.waitForExit()
+        XCTAssertEqual(exited, 0)
 
-        let fromFlags = try startService(["--config", file, "--max-age", "120", "--no-only-presets"], environment: environment,
+        let fromFlags = try await startService(["--config", file, "--max-age", "120", "--no-only-presets"], environment: environment,
                                          secrets: [Self.key, Self.salt])
         let own = try await fromFlags.get(ownSize, headers: ["Accept": "image/jpeg"])
         XCTAssertEqual(own.status, 200, "--no-only-presets over MARKET_IMAGES_ONLY_PRESETS=true")
@@ -79,7 +82,7 @@ final class ServeSettingsTests: FolderTestCase {
             "NOT A NAME=1",
         ].joined(separator: "\n") + "\n"
         try text.write(toFile: file, atomically: true, encoding: .utf8)
-        let service = try startService(["--config", file], environment: ["MARKET_IMAGES_KEY": ""])
+        let service = try await startService(["--config", file], environment: ["MARKET_IMAGES_KEY": ""])
         let answer = try await service.get("/insecure/pr:tile/plain/local:///sku-1/IMG_1.jpg", headers: ["Accept": "image/jpeg"])
         XCTAssertEqual(answer.status, 200, service.logText)
         XCTAssertEqual(answer.header("Cache-Control"), "public, max-age=45, immutable", "the quoted value")
@@ -90,15 +93,13 @@ final class ServeSettingsTests: FolderTestCase {
         XCTAssertTrue(service.logText.contains("line 8: NOT A NAME is not a variable name"), service.logText)
 
         try "MARKET_IMAGES_ROOT=\(input)\nexport MARKET_IMAGES_QUALITY=70\n".write(toFile: file, atomically: true, encoding: .utf8)
-        let exported = try CommandLineTool.run(["serve", "--config", file, "--insecure-unsigned"], environment: ["MARKET_IMAGES_KEY": ""], timeLimit: 20)
-        XCTAssertEqual(exported.status, 2, exported.stderr)
-        XCTAssertTrue(exported.stderr.contains("\(file) line 2: systemd's EnvironmentFile does not read \"export\"; write MARKET_IMAGES_QUALITY=… without it"),
-                      exported.stderr)
+        XCTAssertEqual(LiveService.refusal(["--config", file, "--insecure-unsigned"], environment: ["MARKET_IMAGES_KEY": ""]),
+                       "\(file) line 2: systemd's EnvironmentFile does not read \"export\"; write MARKET_IMAGES_QUALITY=… without it")
     }
 
-    /// Every option of `serve` is read from its variable: a bad value in each is one error that names the
-    /// variable (and the file, when one is given), exit 2, and the service does not start.
-    func testEveryOptionHasAVariableAndABadValueNamesIt() throws {
+    /// Every setting is read from its variable: a bad value in each is one error that names the
+    /// variable (and the file, when one is given), and the service does not start.
+    func testEverySettingHasAVariableAndABadValueNamesIt() throws {
         let bad: [String: String] = [
             "root": "/no/such/folder", "allow-source": "ftp://example.com/", "allow-private-sources": "maybe",
             "max-source-bytes": "lots", "download-timeout": "0", "max-downloads": "0", "max-downloads-per-origin": "9", "source-ttl": "-1",
@@ -110,25 +111,20 @@ final class ServeSettingsTests: FolderTestCase {
             "max-age": "-1", "grace": "-1", "idle-timeout": "0", "max-connections": "0", "metrics-bind": "nowhere",
             "config": "/no/such/serve.env", "format-quality": "webp=good", "allow-security-options": "sometimes",
             "watermark": "/no/such/logo.png", "watermark-opacity": "2", "max-animation-frames": "0", "max-animation-frame-resolution": "0",
-            "auto-quality": "dssim:0.02", "auto-quality-max-resolution": "-1",
+            "auto-quality": "dssim:0.02", "auto-quality-max-resolution": "-1", "key": "not-hex", "salt": "not-hex",
         ]
-        // Set by a good value elsewhere (the test above), or with no bad value of its own.
+        // Set by a good value elsewhere (the test above).
         let covered: Set<String> = ["cache"]
-        let options = try serveOptions()
-        XCTAssertGreaterThan(options.count, 30)
-        XCTAssertEqual(options.subtracting(covered).subtracting(bad.keys).sorted(), [], "options without a variable test")
+        XCTAssertEqual(Set(ServiceSetting.all.map(\.name)).subtracting(covered).subtracting(bad.keys).sorted(), [], "settings without a bad-value case")
 
         // The rest of a working setup comes from the file, the lowest of the three, so each variable is read.
         let file = try configFile(["MARKET_IMAGES_ROOT=\(input)", "MARKET_IMAGES_INSECURE_UNSIGNED=true",
                                    "MARKET_IMAGES_BIND=127.0.0.1:0", "MARKET_IMAGES_METRICS_BIND=off"])
-        for (option, value) in bad.sorted(by: { $0.key < $1.key }) {
-            let variable = Self.variable(option)
-            let run = try CommandLineTool.run(["serve"] + (option == "config" ? [] : ["--config", file]),
-                                              environment: [variable: value, "MARKET_IMAGES_KEY": ""], timeLimit: 20)
-            XCTAssertEqual(run.status, 2, "\(variable)=\(value): \(run.stderr)")
-            let errors = run.stderr.split(separator: "\n").filter { $0.hasPrefix("Error:") }
-            XCTAssertEqual(errors.count, 1, run.stderr)
-            XCTAssertTrue(errors.first?.contains(variable) ?? false, "\(variable)=\(value) gave: \(run.stderr)")
+        for (name, value) in bad.sorted(by: { $0.key < $1.key }) {
+            let variable = ServiceSetting.variable(name)
+            let error = LiveService.refusal(name == "config" ? [] : ["--config", file], environment: ["MARKET_IMAGES_KEY": ""].merging([variable: value]) { $1 })
+            XCTAssertEqual(error?.split(separator: "\n").count, 1, "\(variable)=\(value): \(error ?? "started")")
+            XCTAssertTrue(error?.contains(variable) ?? false, "\(variable)=\(value) gave: \(error ?? "no error")")
         }
     }
 
@@ -139,24 +135,26 @@ final class ServeSettingsTests: FolderTestCase {
         try "\(Self.key)\n\(Self.salt)\n".write(toFile: keyFile, atomically: true, encoding: .utf8)
         for mode: mode_t in [0o644, 0o640, 0o604] {
             chmod(keyFile, mode)
-            let run = try CommandLineTool.run(["serve", "--root", input, "--key-file", keyFile, "--metrics-bind", "off", "--bind", "127.0.0.1:0"],
-                                              environment: ["MARKET_IMAGES_KEY": ""], timeLimit: 20)
-            XCTAssertEqual(run.status, 2, "mode \(String(mode, radix: 8)): \(run.stderr)")
-            XCTAssertTrue(run.stderr.contains("can be read by other users (mode \(String(mode, radix: 8)))") && run.stderr.contains("chmod 600"), run.stderr)
-            XCTAssertFalse(run.stderr.contains(Self.key) || run.stderr.contains(Self.salt), run.stderr)
+            let error = LiveService.refusal(["--root", input, "--key-file", keyFile], environment: ["MARKET_IMAGES_KEY": ""]) ?? "started"
+            XCTAssertTrue(error.contains("can be read by other users (mode \(String(mode, radix: 8)))") && error.contains("chmod 600"), error)
+            XCTAssertFalse(error.contains(Self.key) || error.contains(Self.salt), error)
         }
         chmod(keyFile, 0o600)
-        let service = try startService(["--root", input, "--key-file", keyFile], secrets: [Self.key, Self.salt])
+        let service = try await startService(["--root", input, "--key-file", keyFile], secrets: [Self.key, Self.salt])
         let signer = try ThumbnailURLSigner(hexKey: Self.key, hexSalt: Self.salt)
         let answer = try await service.get(signer.signedPath(options: ["rs:fit:50:50"], source: "local:///sku-1/IMG_1.jpg"), headers: ["Accept": "image/jpeg"])
         XCTAssertEqual(answer.status, 200, service.logText)
     }
 
-    /// Every `MARKET_IMAGES_*` name in deploy/ (the unit's environment file, the container, Kubernetes)
-    /// is one serve reads: a misspelt one there would be ignored in every deployment made from it.
-    func testTheDeploymentFilesNameOnlyRealSettings() throws {
-        let known = Set(try serveOptions().map(Self.variable) + ["MARKET_IMAGES_KEY", "MARKET_IMAGES_SALT"])
-        let deploy = Fixture.root.deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent("deploy")
+    /// The deployment files and the README follow the table: every `MARKET_IMAGES_*` name in deploy/
+    /// (the unit's environment file, the container, Kubernetes) is one serve reads, so none is ignored
+    /// in every deployment made from it; `deploy/serve.env` shows each default it states as the table
+    /// has it; every imgproxy name the table reads is in the README's "Moving from imgproxy" table, and
+    /// every one that table names is read or answered (`ImgproxyFixedSettings`).
+    func testTheDeploymentFilesAndTheREADMEFollowTheTable() throws {
+        let known = Set(ServiceSetting.all.map(\.variable))
+        let repository = Fixture.root.deletingLastPathComponent().deletingLastPathComponent()
+        let deploy = repository.appendingPathComponent("deploy")
         let files = try XCTUnwrap(FileManager.default.subpathsOfDirectory(atPath: deploy.path)).filter { !$0.hasSuffix("/") }
         var named = 0
         for file in files {
@@ -167,18 +165,35 @@ final class ServeSettingsTests: FolderTestCase {
             }
         }
         XCTAssertGreaterThan(named, 20)
-    }
-
-    private func serveOptions() throws -> Set<String> {
-        let help = try CommandLineTool.run(["serve", "--experimental-dump-help"])
-        let dump = try JSONSerialization.jsonObject(with: Data(help.stdout.utf8)) as? [String: Any]
-        let arguments = (dump?["command"] as? [String: Any])?["arguments"] as? [[String: Any]] ?? []
-        return Set(arguments.compactMap { ($0["preferredName"] as? [String: Any])?["name"] as? String }
-            .filter { !$0.hasPrefix("no-") && $0 != "help" && $0 != "version" })
-    }
-
-    private static func variable(_ option: String) -> String {
-        "MARKET_IMAGES_" + option.uppercased().replacingOccurrences(of: "-", with: "_")
+        // serve.env sets or shows every setting, a shown one with its default.
+        let env = try String(contentsOf: deploy.appendingPathComponent("serve.env"), encoding: .utf8).split(separator: "\n").map(String.init)
+        for setting in ServiceSetting.all where ![.secret].contains(setting.form) && !["config", "key-file"].contains(setting.name) {
+            let shown = "# \(setting.variable)=" + (setting.shownDefault == nil ? setting.defaultText ?? "" : "")
+            XCTAssertTrue(env.contains { $0.hasPrefix(setting.variable + "=") } || env.contains(shown), "deploy/serve.env lacks the line \(shown)")
+        }
+        let readme = try String(contentsOf: repository.appendingPathComponent("README.md"), encoding: .utf8)
+        let migration = try XCTUnwrap(readme.components(separatedBy: "#### Moving from imgproxy").dropFirst().first?.components(separatedBy: "\n### ").first)
+        let rows = migration.split(separator: "\n").filter { $0.hasPrefix("| `IMGPROXY_") }.joined(separator: "\n")
+        let listed = Set(rows.matches(of: /IMGPROXY_[A-Z_]+/).map { String($0.output) })
+        for name in ServiceSetting.all.flatMap(\.imgproxy).map(\.variable) + ImgproxyFixedSettings.table.keys {
+            XCTAssertTrue(listed.contains(name), "\(name) is read but not in the README's imgproxy table")
+        }
+        // The options table of the serve section: every setting with a flag, and its default where it is a number.
+        let serve = try XCTUnwrap(readme.components(separatedBy: "### serve: the thumbnail service").dropFirst().first?.components(separatedBy: "\n### ").first)
+        let options = serve.split(separator: "\n").filter { $0.hasPrefix("| `--") }.map { $0.split(separator: "|").map { $0.trimmingCharacters(in: .whitespaces) } }
+        let flags = options.flatMap { row in row[0].matches(of: /--([a-z-]+)/).map { String($0.output.1) } }
+        let defaults = options.flatMap { row in zip(row[0].matches(of: /--([a-z-]+)/).map { String($0.output.1) }, row[1].components(separatedBy: " / ")) }
+        for setting in ServiceSetting.all where setting.form != .secret {
+            XCTAssertTrue(flags.contains(setting.name), "--\(setting.name) is not in the README's table of serve's options")
+        }
+        for flag in flags { XCTAssertNotNil(ServiceSetting.named(flag), "the README's table names --\(flag), which serve does not have") }
+        for (flag, shown) in defaults where shown.allSatisfy(\.isNumber) && !shown.isEmpty {
+            XCTAssertEqual(ServiceSetting.named(flag)?.defaultText, shown, "the README's default of --\(flag)")
+        }
+        for name in listed {
+            XCTAssertNotNil(ImgproxyFixedSettings.warning(name, value: "true").map { $0.contains("no equivalent") ? nil : $0 } ?? "read",
+                            "the README names \(name), which serve neither reads nor answers")
+        }
     }
 
     /// An operator's imgproxy environment (names and units from imgproxy's configuration page) starts
@@ -192,7 +207,7 @@ final class ServeSettingsTests: FolderTestCase {
             "IMGPROXY_ENABLE_WEBP_DETECTION=true", "IMGPROXY_STRIP_METADATA=false", "IMGPROXY_LOG_LEVEL=debug",
             "IMGPROXY_AUTO_JXL=true", "IMGPROXY_JXL_EFFORT=1", "IMGPROXY_AUTOQUALITY_MAX_RESOLUTION=0.01",
         ])
-        let service = try startService(["--config", file], environment: ["MARKET_IMAGES_KEY": "", "MARKET_IMAGES_SALT": ""],
+        let service = try await startService(["--config", file], environment: ["MARKET_IMAGES_KEY": "", "MARKET_IMAGES_SALT": ""],
                                        secrets: [Self.key, Self.salt])
         let signer = try ThumbnailURLSigner(hexKey: Self.key, hexSalt: Self.salt)
         try copy("photos/DSCN0010.jpg", to: "sku-1/small.jpg")
@@ -223,26 +238,20 @@ final class ServeSettingsTests: FolderTestCase {
                       "IMGPROXY_AUTOQUALITY_MAX_RESOLUTION"] {
             XCTAssertFalse(log.contains(quiet), "\(quiet) is read or honoured: nothing to say")
         }
-        service.terminate()
-        XCTAssertEqual(service.waitForExit(), 0)
+        await service.terminate()
+        let exited = await service.waitForExit()
+        XCTAssertEqual(exited, 0)
     }
 
     /// A value in the file is named with the file; a flag's problem keeps the flag's name.
     func testAnErrorNamesWhereTheValueCameFrom() throws {
         let file = try configFile(["MARKET_IMAGES_QUALITY=500"])
-        let fromFile = try CommandLineTool.run(["serve", "--root", input, "--insecure-unsigned", "--config", file],
-                                               environment: ["MARKET_IMAGES_KEY": ""], timeLimit: 20)
-        XCTAssertEqual(fromFile.status, 2)
-        XCTAssertTrue(fromFile.stderr.contains("Error: MARKET_IMAGES_QUALITY (\(file) line 1): takes 1 to 100"), fromFile.stderr)
-
-        let fromEnvironment = try CommandLineTool.run(["serve", "--root", input, "--insecure-unsigned", "--config", file],
-                                                      environment: ["MARKET_IMAGES_KEY": "", "MARKET_IMAGES_QUALITY": "0"], timeLimit: 20)
-        XCTAssertEqual(fromEnvironment.status, 2)
-        XCTAssertTrue(fromEnvironment.stderr.contains("Error: $MARKET_IMAGES_QUALITY: takes 1 to 100"), fromEnvironment.stderr)
-
-        let fromFlag = try CommandLineTool.run(["serve", "--root", input, "--insecure-unsigned", "--config", file, "--quality", "0"],
-                                               environment: ["MARKET_IMAGES_KEY": "", "MARKET_IMAGES_QUALITY": "70"], timeLimit: 20)
-        XCTAssertEqual(fromFlag.status, 2)
-        XCTAssertTrue(fromFlag.stderr.contains("Error: --quality: takes 1 to 100"), fromFlag.stderr)
+        let arguments = ["--root", input, "--insecure-unsigned", "--config", file]
+        XCTAssertEqual(LiveService.refusal(arguments, environment: ["MARKET_IMAGES_KEY": ""]), "MARKET_IMAGES_QUALITY (\(file) line 1): takes 1 to 100")
+        XCTAssertEqual(LiveService.refusal(arguments, environment: ["MARKET_IMAGES_KEY": "", "MARKET_IMAGES_QUALITY": "0"]), "$MARKET_IMAGES_QUALITY: takes 1 to 100")
+        XCTAssertEqual(LiveService.refusal(arguments + ["--quality", "0"], environment: ["MARKET_IMAGES_KEY": "", "MARKET_IMAGES_QUALITY": "70"]), "--quality: takes 1 to 100")
+        XCTAssertEqual(LiveService.refusal(arguments + ["--quality"], environment: [:]), "--quality needs a value")
+        XCTAssertEqual(LiveService.refusal(arguments + ["--qualty", "70"], environment: [:]), "unknown option \"--qualty\"; see market-images serve --help")
+        XCTAssertEqual(LiveService.refusal(arguments + ["--only-presets=yes"], environment: [:]), "--only-presets is a switch and takes no value (--no-only-presets turns it off)")
     }
 }

@@ -3,6 +3,7 @@ import ImagePipeline
 import MarketUploader
 import TestSupport
 import XCTest
+@testable import ThumbnailService
 
 /// The path a shop app takes, end to end: the seller publishes the bundled samples to an OpenMarket
 /// server (which hosts the uploaded images over http, as the real ones do), the app reads the product
@@ -17,7 +18,7 @@ final class AppThumbnailPathTests: CommandLineTestCase {
         let published = try tool(["publish", root + "/products"])
         XCTAssertEqual(published.status, 0, published.stderr)
 
-        let service = try startService(["--only-presets", "--allow-source", baseURL.absoluteString + "/images/",
+        let service = try await startService(["--only-presets", "--allow-source", baseURL.absoluteString + "/images/",
                                         "--allow-private-sources", "--cache", root + "/thumbnails"])
         let builder = ThumbnailURLBuilder(service: service.base)
         let products = try await client.products(page: 1).products

@@ -1,0 +1,247 @@
+import Foundation
+import ImagePipeline
+
+extension ServiceSetting {
+    /// Every setting of the service, in the order `serve --help` lists them. imgproxy's names are
+    /// read as synonyms in imgproxy's units; a `MARKET_IMAGES_*` name or the flag wins when both are given.
+    public static let all: [ServiceSetting] = [
+        resolverOnly("config", form: .value("file"),
+                     help: "A file of MARKET_IMAGES_NAME=value lines (systemd's EnvironmentFile format), below flags and the environment."),
+        text("root", \.root, valueName: "folder", imgproxy: imgproxy("IMGPROXY_LOCAL_FILESYSTEM_ROOT"),
+             check: { FileManager.default.isDirectory($0) ? nil : "\($0) is not a folder" },
+             help: "The folder local:/// sources are served from (optional with --allow-source)."),
+        parsed("allow-source", \.allowedSources, form: .list("prefix"), expected: "URL prefixes", imgproxy: imgproxy("IMGPROXY_ALLOWED_SOURCES"),
+               parse: commaSeparated, write: { $0.isEmpty ? nil : $0.joined(separator: ",") }, check: allowedSourceProblem,
+               help: "An http(s) URL prefix sources may come from, e.g. https://images.example.com/; repeatable."),
+        toggle("allow-private-sources", \.allowPrivateSources, imgproxy: imgproxy("IMGPROXY_ALLOW_PRIVATE_SOURCE_ADDRESSES"),
+               help: "Allow sources on loopback, private and link-local addresses (refused by default)."),
+        number("max-source-bytes", \.maxSourceBytes, 1...Int.max, "must be positive", valueName: "bytes",
+               imgproxy: imgproxy("IMGPROXY_MAX_SRC_FILE_SIZE", convert: zeroIsDefault),
+               help: "Largest source download in bytes; the download stops as soon as it is exceeded."),
+        seconds("download-timeout", \.downloadTimeout, 1...600, "takes 1 to 600 seconds", imgproxy: imgproxy("IMGPROXY_DOWNLOAD_TIMEOUT"),
+                help: "Seconds a source download may take."),
+        number("max-downloads", \.maxDownloads, 1...1024, "takes 1 to 1024",
+               help: "http(s) sources held at once, downloading or waiting for a worker (one per source however many sizes are asked); more are answered 503."),
+        optionalNumber("max-downloads-per-origin", \.maxDownloadsPerOrigin, { 1...max(1, $0.maxDownloads) }, { "takes 1 to --max-downloads (\($0.maxDownloads))" },
+                       help: "Downloads from one origin at once, so a slow origin cannot take every slot; more are answered 503.")
+            .defaulting(to: "half of --max-downloads"),
+        number("source-ttl", \.sourceTTL, 0...Int.max, "must be 0 or more (0 revalidates every request)", valueName: "seconds",
+               help: "With --cache, seconds a downloaded source is used without asking its origin (0: revalidate on every request)."),
+        number("source-stale-if-error", \.sourceStaleIfError, 0...Int.max, "must be 0 or more", valueName: "seconds",
+               help: "Seconds past --source-ttl a source's copy is still served while its origin fails."),
+        number("source-cache-size", \.sourceCacheSize, 1...Int.max, "must be positive", valueName: "bytes",
+               help: "Largest size of the source cache (CACHE/sources) in bytes."),
+        text("fallback-image", \.fallbackImage, valueName: "file", imgproxy: imgproxy("IMGPROXY_FALLBACK_IMAGE_PATH"), check: unreadableFile,
+             help: "An image served, at the size asked, when a source is missing or fails."),
+        optionalNumber("fallback-status", \.fallbackStatus, { _ in 200...599 }, { _ in "takes an HTTP status, 200 to 599" }, valueName: "status",
+                       imgproxy: imgproxy("IMGPROXY_FALLBACK_IMAGE_HTTP_CODE", convert: zeroIsDefault),
+                       help: "The status sent with the fallback image.")
+            .defaulting(to: "the failure's own, e.g. 404"),
+        number("fallback-max-age", \.fallbackMaxAge, 0...Int.max, "must be 0 or more", valueName: "seconds", imgproxy: imgproxy("IMGPROXY_FALLBACK_IMAGE_TTL"),
+               help: "max-age of a fallback answer, in seconds."),
+        text("watermark", \.watermark, valueName: "image", imgproxy: imgproxy("IMGPROXY_WATERMARK_PATH", "IMGPROXY_WATERMARK_URL"),
+             check: { $0.contains("://") ? nil : unreadableFile($0) },
+             help: "The watermark a URL's wm draws when it names none (wmu): a file, or a local:/// or allowed http(s) source."),
+        parsed("watermark-opacity", \.watermarkOpacity, form: .value("0-1"), expected: "a number", imgproxy: imgproxy("IMGPROXY_WATERMARK_OPACITY"),
+               changesOutput: true, parse: { Double($0) }, write: { String(format: "%g", $0) },
+               check: { (0...1).contains($0.watermarkOpacity) ? nil : "takes 0 to 1" },
+               help: "Every watermark's opacity is multiplied by this, 0 to 1."),
+        parsed("bind", \.bind, form: .value("host:port"), expected: "HOST:PORT, e.g. 127.0.0.1:8080", imgproxy: imgproxy("IMGPROXY_BIND", convert: everyInterface),
+               parse: ServiceAddress.init, write: \.description,
+               help: "Address and port to listen on; port 0: any free port, printed at start."),
+        resolverOnly("key", form: .secret, imgproxy: imgproxy("IMGPROXY_KEY"),
+                     help: "Hex keys of signed URLs, comma-separated while rotating (the first signs; serve accepts any)."),
+        resolverOnly("salt", form: .secret, imgproxy: imgproxy("IMGPROXY_SALT"), help: "Hex salts, one per key."),
+        resolverOnly("key-file", form: .value("file"),
+                     help: "A file with a hex key line and a hex salt line per key (the first signs; serve accepts any); mode 600."),
+        toggle("insecure-unsigned", \.allowUnsigned, help: "Accept any signature (no key). Loopback addresses only."),
+        toggle("only-presets", \.onlyPresets, imgproxy: imgproxy("IMGPROXY_ONLY_PRESETS"),
+               help: "URLs may name only presets, a dpr of --preset-dprs and a format; then no key is needed on any address (apps need not hold one)."),
+        parsed("preset-dprs", \.presetDPRs, form: .value("list"), expected: "numbers separated by commas, e.g. 1,2,3",
+               parse: { text in
+                   let values = commaSeparated(text).map(Double.init)
+                   return values.isEmpty || values.contains(nil) ? nil : values.compactMap { $0 }
+               },
+               write: { $0.map { String(format: "%g", $0) }.joined(separator: ",") },
+               check: { !$0.presetDPRs.isEmpty && $0.presetDPRs.allSatisfy(ProcessingOptions.dprRange.contains) ? nil : "takes one or more of 0.01 to 8, comma-separated" },
+               help: "With --only-presets, the dpr values a URL may give, comma-separated; any other is 400."),
+        number("signature-size", \.signatureSize, 1...32, "takes 1 to 32 (bytes of the HMAC)", imgproxy: imgproxy("IMGPROXY_SIGNATURE_SIZE"),
+               help: "Bytes of the HMAC a signature carries, 1–32."),
+        text("cache", \.cacheFolder, valueName: "folder", help: "A folder for finished outputs.").defaulting(to: "no disk cache"),
+        number("cache-size", \.cacheSize, 1...Int.max, "must be positive", valueName: "bytes", help: "Largest size of the disk cache in bytes."),
+        number("memory-cache", \.memoryCache, 0...Int.max, "must be 0 or more", valueName: "bytes",
+               help: "With --cache, bytes of the most recent outputs also kept in memory (0: none)."),
+        number("workers", \.workers, 1...256, "takes 1 to 256", imgproxy: imgproxy("IMGPROXY_WORKERS"), help: "Images processed at once.")
+            .defaulting(to: "the number of cores"),
+        number("queue", \.queue, 0...100_000, "takes 0 to 100000", imgproxy: imgproxy("IMGPROXY_REQUESTS_QUEUE_SIZE"),
+               help: "Requests that may wait for a worker; more are answered 503 with Retry-After."),
+        number("max-output-edge", \.limits.maxOutputEdge, 16...16_384, "takes 16 to 16384", valueName: "pixels",
+               imgproxy: imgproxy("IMGPROXY_MAX_RESULT_DIMENSION", convert: zeroIsDefault), changesOutput: true,
+               help: "No output side is larger than this, whatever the URL asks."),
+        number("max-pixels", \.limits.maxPixels, 1...Int.max, "must be positive", valueName: "pixels",
+               imgproxy: imgproxy("IMGPROXY_MAX_SRC_RESOLUTION", convert: megapixels),
+               help: "Refuse sources with more pixels than this, read from the header before decoding."),
+        number("max-animation-frames", \.limits.maxAnimationFrames, 1...10_000, "takes 1 (stills only) to 10000",
+               imgproxy: imgproxy("IMGPROXY_MAX_ANIMATION_FRAMES"), changesOutput: true,
+               help: "Frames of an animated GIF or WebP kept in a WebP output; 1 makes every output a still."),
+        optionalNumber("max-animation-frame-resolution", \.limits.maxAnimationFramePixels, { _ in 1...Int.max }, { _ in "must be positive" }, valueName: "pixels",
+                       imgproxy: imgproxy("IMGPROXY_MAX_ANIMATION_FRAME_RESOLUTION", convert: { $0 == "0" ? nil : megapixels($0) }),
+                       help: "Refuse animated sources whose frames have more pixels than this.")
+            .defaulting(to: "only --max-pixels, all frames kept counted"),
+        number("max-render-memory", \.limits.maxRenderMemory, 16 << 20...Int.max, "takes at least 16777216 (16 MB)", valueName: "bytes",
+               help: "A render whose memory, estimated from the source's header before decoding, would be larger is refused 413."),
+        number("render-memory", \.renderMemory, 1...Int.max, "must be positive", valueName: "bytes",
+               help: "Bytes all renders at once may hold, by their estimates; more wait."),
+        parsed("render-timeout", \.limits.renderTimeout, form: .value("seconds"), expected: "a whole number", imgproxy: imgproxy("IMGPROXY_TIMEOUT"),
+               parse: { Int($0).map { .seconds($0) } }, write: { $0.map { String($0.components.seconds) } },
+               check: { $0.limits.renderTimeout.map { $0 > .zero && $0 <= .seconds(600) } ?? true ? nil : "takes 1 to 600 seconds" },
+               help: "Seconds a render may run once a worker takes it up; then it is stopped and answered 503."),
+        number("quality", \.limits.defaultQuality, 1...100, "takes 1 to 100", valueName: "q", imgproxy: imgproxy("IMGPROXY_QUALITY"), changesOutput: true,
+               help: "Quality when the URL gives none."),
+        parsed("format-quality", \.limits.formatQuality, form: .value("list"), expected: "FORMAT=QUALITY pairs (jpeg, png, webp, avif, jxl), e.g. webp=79,avif=63",
+               imgproxy: imgproxy("IMGPROXY_FORMAT_QUALITY"), changesOutput: true, parse: formatQualities,
+               write: { $0.map { "\($0.key.rawValue)=\($0.value)" }.sorted().joined(separator: ",") },
+               check: { $0.limits.formatQuality.values.allSatisfy((1...100).contains) ? nil : "takes FORMAT=QUALITY pairs, each quality 1 to 100" },
+               help: "A format's quality when the URL gives none, FORMAT=QUALITY comma-separated, e.g. webp=79,avif=63."),
+        parsed("auto-quality", \.limits.autoQuality, form: .value("method"), expected: "ssimulacra2:SCORE[:MIN:MAX] or size:BYTES[:MIN:MAX]",
+               changesOutput: true, parse: { text in (try? ProcessingOptions.autoquality(parsing: text)).map { .some($0) } },
+               write: { $0.map(autoqualityText) },
+               help: "The quality choice of URLs that make none (no aq, q or fq): ssimulacra2:SCORE[:MIN:MAX], the smallest quality that looks that good, or size:BYTES[:MIN:MAX].")
+            .defaulting(to: "off"),
+        parsed("auto-quality-max-resolution", \.limits.autoQualityMaxPixels, form: .value("pixels"), expected: "a whole number",
+               imgproxy: imgproxy("IMGPROXY_AUTOQUALITY_MAX_RESOLUTION", convert: megapixels), changesOutput: true,
+               parse: { Int($0).map { $0 == 0 ? nil : $0 } }, write: { String($0 ?? 0) },
+               check: { $0.limits.autoQualityMaxPixels.map { $0 > 0 } ?? true ? nil : "takes 0 (no limit) or more pixels" },
+               help: "Outputs with more pixels than this are not scored for aq:ssimulacra2 but encoded at the quality they would have without it; 0: no limit."),
+        toggle("allow-security-options", \.allowSecurityOptions, imgproxy: imgproxy("IMGPROXY_ALLOW_SECURITY_OPTIONS"),
+               help: "URLs may give imgproxy's security options (msr, msfs, mrd, maf, mafr), which only ever lower this service's limits."),
+        toggle("fast-decode", \.limits.draftDecode, changesOutput: true,
+               help: "Decode JPEGs straight to the output's scale, as thumbor does: faster (BENCHMARKS.md, stages section), softer and blockier."),
+        toggle("baseline-jpeg", \.limits.encoder.progressive, inverted: true, imgproxy: imgproxy("IMGPROXY_JPEG_PROGRESSIVE", convert: inverted),
+               changesOutput: true, help: "Baseline JPEGs instead of progressive (progressive is a few percent smaller and shows while it loads)."),
+        number("avif-effort", \.limits.encoder.avifEffort, EncoderSettings.avifEffortRange, "takes 0 (fastest) to 9",
+               imgproxy: imgproxy("IMGPROXY_AVIF_SPEED", convert: { Int($0).map { String(9 - $0) } ?? $0 }), changesOutput: true,
+               help: "AV1 effort for AVIF, 0 (fastest) to 9: higher is smaller and far slower, BENCHMARKS.md."),
+        toggle("auto-avif", \.limits.autoAVIF, imgproxy: imgproxy("IMGPROXY_AUTO_AVIF", "IMGPROXY_ENABLE_AVIF_DETECTION"),
+               help: "Answer AVIF to clients whose Accept lists image/avif (before WebP) when the URL names no format; smaller, slower to encode."),
+        // libvips 8.14 takes 3 to 9; imgproxy's 1 and 2 are the fastest there is here.
+        number("jxl-effort", \.limits.encoder.jxlEffort, EncoderSettings.jxlEffortRange, "takes 3 (fastest) to 9",
+               imgproxy: imgproxy("IMGPROXY_JXL_EFFORT", convert: { Int($0).map { String(max($0, 3)) } ?? $0 }), changesOutput: true,
+               help: "libjxl's effort for JPEG XL, 3 (fastest) to 9."),
+        toggle("auto-jxl", \.limits.autoJXL, imgproxy: imgproxy("IMGPROXY_AUTO_JXL"),
+               help: "Answer JPEG XL to clients whose Accept lists image/jxl (Safari 17, iOS 17), before AVIF and WebP, when the URL names no format."),
+        parsed("preset", \.presets, form: .list("name=options"), expected: "NAME=OPTIONS", imgproxy: imgproxy("IMGPROXY_PRESETS"),
+               parse: presetTable, write: { $0.isEmpty ? nil : $0.map { "\($0.key)=\($0.value)" }.sorted().joined(separator: ",") }, check: presetProblem,
+               help: "A preset NAME=OPTIONS, e.g. card=rs:fill:300:200/g:sm; repeatable."),
+        number("max-age", \.maxAge, 0...Int.max, "must be 0 or more", valueName: "seconds", imgproxy: imgproxy("IMGPROXY_TTL"),
+               help: "Cache-Control max-age of images, in seconds."),
+        seconds("grace", \.grace, 0...Int.max, "must be 0 or more", imgproxy: imgproxy("IMGPROXY_GRACEFUL_STOP_TIMEOUT"),
+                help: "Seconds that requests in flight get to finish after SIGTERM."),
+        seconds("idle-timeout", \.idleTimeout, 1...3600, "takes 1 to 3600 seconds", imgproxy: imgproxy("IMGPROXY_KEEP_ALIVE_TIMEOUT"),
+                help: "Seconds a connection may go without a complete request (idle, or sending one slowly) before it is closed."),
+        optionalNumber("max-connections", \.maxConnections, { _ in 1...max(1, ServiceConfiguration.openFileLimit - 64) }, { _ in
+                           let files = ServiceConfiguration.openFileLimit
+                           return "must be 1 to \(max(1, files - 64)) (the open-file limit, ulimit -n, is \(files), and requests need descriptors of their own); "
+                               + "raise the limit (LimitNOFILE= in a systemd unit) or lower --max-connections"
+                       }, imgproxy: imgproxy("IMGPROXY_MAX_CLIENTS", convert: zeroIsDefault),
+                       help: "Connections held open at most; at the cap, the one idle longest is closed for a new one.")
+            .defaulting(to: "4096, or half the open-file limit if lower"),
+        parsed("metrics-bind", \.metricsBind, form: .value("host:port"), expected: "HOST:PORT, e.g. 127.0.0.1:9464, or off",
+               imgproxy: imgproxy("IMGPROXY_PROMETHEUS_BIND", convert: everyInterface),
+               parse: { $0 == "off" ? .some(nil) : ServiceAddress($0).map { .some($0) } }, write: { $0?.description ?? "off" },
+               help: "Address and port of GET /metrics (Prometheus), apart from the public port; off for none."),
+    ]
+
+    /// The setting named `name` (a flag's name without dashes).
+    public static func named(_ name: String) -> ServiceSetting? { all.first { $0.name == name } }
+
+    /// What of `configuration` changes output bytes, for the ETag: each such setting not at its
+    /// default, so tags made before a setting existed hold.
+    static func outputIdentity(of configuration: ServiceConfiguration) -> [String] {
+        all.filter(\.changesOutput).compactMap { setting in
+            let text = setting.text(configuration)
+            return text == setting.defaultText ? nil : "\(setting.name)=\(text ?? "")"
+        }
+    }
+
+    /// Shown as the default in help instead of the default configuration's value.
+    func defaulting(to text: String) -> ServiceSetting {
+        var setting = self
+        setting.shownDefault = text
+        return setting
+    }
+}
+
+// Parsers and imgproxy conversions the table uses.
+extension ServiceSetting {
+    /// imgproxy's 0 for "no limit" or "the failure's own": our default.
+    static func zeroIsDefault(_ text: String) -> String? { text == "0" ? nil : text }
+
+    /// `:8080` (imgproxy's form for every interface) → `0.0.0.0:8080`.
+    static func everyInterface(_ text: String) -> String? { text.hasPrefix(":") ? "0.0.0.0" + text : text }
+
+    /// Megapixels, as imgproxy counts a source's resolution, → pixels.
+    static func megapixels(_ text: String) -> String? {
+        Double(text).map { String(Int(($0 * 1_000_000).rounded())) } ?? text
+    }
+
+    static func inverted(_ text: String) -> String? { switchValue(text).map { String(!$0) } ?? text }
+
+    static func unreadableFile(_ path: String) -> String? {
+        FileManager.default.isReadableFile(atPath: path) ? nil : "\(path) cannot be read"
+    }
+
+    /// `jpeg=70,avif=40`, imgproxy's `IMGPROXY_FORMAT_QUALITY`.
+    static func formatQualities(_ text: String) -> [OutputFormat: Int]? {
+        var table: [OutputFormat: Int] = [:]
+        for pair in text.split(separator: ",") {
+            let parts = pair.split(separator: "=").map { $0.trimmingCharacters(in: .whitespaces) }
+            guard parts.count == 2, let quality = Int(parts[1]), let format = OutputFormat(name: parts[0]) else { return nil }
+            table[format] = quality
+        }
+        return table
+    }
+
+    /// `card=rs:fill:300:200,tile=…`: each NAME=OPTIONS.
+    static func presetTable(_ text: String) -> [String: String]? {
+        var table: [String: String] = [:]
+        for item in commaSeparated(text) {
+            let parts = item.split(separator: "=", maxSplits: 1).map(String.init)
+            guard parts.count == 2, !parts[0].isEmpty else { return nil }
+            table[parts[0]] = parts[1]
+        }
+        return table
+    }
+
+    static func autoqualityText(_ value: ProcessingOptions.Autoquality) -> String {
+        let range = "\(value.qualities.lowerBound):\(value.qualities.upperBound)"
+        switch value.method {
+        case .size(let bytes): return "size:\(bytes):\(range)"
+        case .ssimulacra2(let score): return "ssimulacra2:\(String(format: "%g", score)):\(range):\(String(format: "%g", value.allowedError))"
+        }
+    }
+
+    /// Each preset's options must parse as a URL's would.
+    static func presetProblem(_ configuration: ServiceConfiguration) -> String? {
+        for (name, options) in configuration.presets.sorted(by: { $0.key < $1.key }) {
+            do { _ = try ImageRequestPath.parse("/" + options + "/plain/local:///x.jpg", presets: configuration.presetTable, allowSecurityOptions: true) } catch {
+                return "\(name): \(error)"
+            }
+        }
+        return nil
+    }
+
+    /// Each prefix must be an http(s) URL prefix, and not on a private address unless allowed: refused
+    /// at start rather than on every request, where each would be "not under an allowed prefix".
+    static func allowedSourceProblem(_ configuration: ServiceConfiguration) -> String? {
+        for text in configuration.allowedSources {
+            guard let prefix = SourceURL(prefix: text) else {
+                return "takes an http(s) URL prefix ending its host with /, e.g. https://images.example.com/; got \(text)"
+            }
+            if !configuration.allowPrivateSources, let address = SourceAddress.resolve(prefix.host)?.first(where: SourceAddress.isInternal) {
+                return "\(text) is on a private address (\(address)); add --allow-private-sources to fetch from it"
+            }
+        }
+        return nil
+    }
+}

@@ -1,0 +1,150 @@
+import Foundation
+import ImagePipeline
+import MarketUploader
+
+/// The service's configuration from `serve`'s arguments, the environment and a `--config` file, by the
+/// one table of settings (`ServiceSetting.all`): what `market-images serve` runs, and what tests and
+/// other hosts resolve the same way.
+public struct ServiceSettings: Sendable {
+    /// A setting that cannot be used, in a sentence naming it as it was given (`--quality`,
+    /// `$MARKET_IMAGES_QUALITY`, or the file's line): a usage error.
+    public struct Invalid: Error, CustomStringConvertible, Sendable {
+        public let description: String
+        init(_ description: String) { self.description = description }
+    }
+
+    public var configuration: ServiceConfiguration
+    /// What to say at start: names nothing reads, lines of the file that set nothing.
+    public var warnings: [String]
+
+    /// Reads `arguments` (flags only: `--name VALUE`, `--name=VALUE`, `--switch`, `--no-switch`) over
+    /// `environment` over the `--config` file, then checks the whole (`ServiceConfiguration.problems`).
+    public init(arguments: [String], environment: [String: String] = ProcessInfo.processInfo.environment) throws(Invalid) {
+        let sources = try SettingSources(flags: try Self.flags(arguments), environment: environment)
+        var configuration = ServiceConfiguration()
+        var secrets: [String: String] = [:]
+        for setting in ServiceSetting.all {
+            guard let (text, origin) = sources.text(of: setting) else { continue }
+            if setting.form == .secret { secrets[setting.name] = text }
+            do { try setting.apply(&configuration, text) } catch {
+                throw Invalid("\(origin) is \(ServiceSetting.shown(text)), not \(error.expected)")
+            }
+        }
+        if let keyFile = sources.text(of: ServiceSetting.named("key-file")!) {
+            configuration.keys = try Self.keys(fromFile: keyFile.text, origin: keyFile.origin)
+        } else {
+            configuration.keys = try Self.keys(ServiceSetting.commaSeparated(secrets["key"] ?? ""), salts: ServiceSetting.commaSeparated(secrets["salt"] ?? ""))
+        }
+        guard !configuration.keys.isEmpty || configuration.allowUnsigned || configuration.onlyPresets else {
+            throw Invalid("no key: set $MARKET_IMAGES_KEY and $MARKET_IMAGES_SALT (hex) or --key-file; "
+                + "--only-presets serves unsigned preset URLs on any address, --insecure-unsigned any URL on loopback only")
+        }
+        let problems = configuration.problems
+        guard problems.isEmpty else {
+            throw Invalid(problems.map { problem in
+                let origin = ServiceSetting.named(problem.setting).flatMap { sources.text(of: $0)?.origin } ?? "--" + problem.setting
+                return "\(origin): \(problem.message)"
+            }.joined(separator: "\n"))
+        }
+        self.configuration = configuration
+        warnings = sources.unknownNameWarnings() + sources.ignoredLines
+            + (configuration.keys.isEmpty && !configuration.onlyPresets ? ["no key: any signature is accepted (--insecure-unsigned); loopback only"] : [])
+    }
+
+    /// The signing keys alone, for a command that signs URLs (`url`): `--key-file` if given, else
+    /// `MARKET_IMAGES_KEY` and `_SALT` (or imgproxy's names) from the environment.
+    public static func signingKeys(keyFile: String?, environment: [String: String] = ProcessInfo.processInfo.environment) throws(Invalid) -> [SigningKey] {
+        let sources = try SettingSources(flags: keyFile.map { ["key-file": [$0]] } ?? [:], environment: environment)
+        if let keyFile = sources.text(of: ServiceSetting.named("key-file")!) { return try keys(fromFile: keyFile.text, origin: keyFile.origin) }
+        func secret(_ name: String) -> [String] { ServiceSetting.commaSeparated(sources.text(of: ServiceSetting.named(name)!)?.text ?? "") }
+        return try keys(secret("key"), salts: secret("salt"))
+    }
+
+    /// `serve`'s flags by setting name. Anything else is a usage error: a flag no setting has, a
+    /// value missing, a value where a switch takes none, an argument that is not a flag.
+    static func flags(_ arguments: [String]) throws(Invalid) -> [String: [String]] {
+        var flags: [String: [String]] = [:]
+        var rest = arguments[...]
+        while let argument = rest.popFirst() {
+            guard argument.hasPrefix("--") else { throw Invalid("serve takes no arguments but flags; got \(ServiceSetting.shown(argument))") }
+            let parts = argument.dropFirst(2).split(separator: "=", maxSplits: 1).map(String.init)
+            let name = parts.first ?? ""
+            if let setting = ServiceSetting.named(name), setting.form != .secret {
+                if setting.form == .toggle {
+                    guard parts.count == 1 else { throw Invalid("--\(name) is a switch and takes no value (--no-\(name) turns it off)") }
+                    flags[name] = ["true"]
+                } else if parts.count == 2 {
+                    flags[name, default: []].append(parts[1])
+                } else if let value = rest.popFirst() {
+                    flags[name, default: []].append(value)
+                } else {
+                    throw Invalid("--\(name) needs a value")
+                }
+            } else if name.hasPrefix("no-"), parts.count == 1, ServiceSetting.named(String(name.dropFirst(3)))?.form == .toggle {
+                flags[String(name.dropFirst(3))] = ["false"]
+            } else {
+                throw Invalid("unknown option \(ServiceSetting.shown("--" + name)); see market-images serve --help")
+            }
+        }
+        // A list may be given several times; anything else once, the last use winning as flags do.
+        return flags.reduce(into: [:]) { table, entry in
+            if case .list = ServiceSetting.named(entry.key)?.form { table[entry.key] = entry.value } else { table[entry.key] = Array(entry.value.suffix(1)) }
+        }
+    }
+
+    /// Every setting for `serve --help`: its flag and value, what it does, its default and its
+    /// variables, wrapped to 80 columns.
+    public static var help: String {
+        ServiceSetting.all.map { setting in
+            let flag: String
+            switch setting.form {
+            case .value(let value), .list(let value): flag = "--\(setting.name) <\(value)>"
+            case .toggle: flag = "--[no-]\(setting.name)"
+            case .secret: flag = "(no flag)"
+            }
+            var text = setting.help
+            let standard = setting.form == .toggle ? (setting.defaultText == "true" ? "on" : "off") : setting.defaultText
+            if let shown = setting.shownDefault ?? standard { text += " Default: \(shown)." }
+            text += " Also " + ([setting.variable] + setting.imgproxy.map(\.variable)).joined(separator: ", ") + "."
+            return "  \(flag)\n" + wrapped(text, indent: 8, width: 80)
+        }.joined(separator: "\n")
+    }
+
+    private static func wrapped(_ text: String, indent: Int, width: Int) -> String {
+        var lines: [String] = [], line = ""
+        for word in text.split(separator: " ") {
+            if !line.isEmpty, indent + line.count + 1 + word.count > width {
+                lines.append(line)
+                line = ""
+            }
+            line += (line.isEmpty ? "" : " ") + word
+        }
+        return (lines + [line]).map { String(repeating: " ", count: indent) + $0 }.joined(separator: "\n")
+    }
+
+    /// A key file: a hex key line and a hex salt line per key.
+    private static func keys(fromFile path: String, origin: String) throws(Invalid) -> [SigningKey] {
+        let text: String
+        do { text = try SecretFile.read(path, option: origin, display: { ServerText.printable($0) }) } catch { throw Invalid(error.description) }
+        let lines = text.split(whereSeparator: \.isNewline).map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
+        guard lines.count >= 2, lines.count % 2 == 0 else { throw Invalid("\(origin) needs a hex key line and a hex salt line for each key") }
+        return try keys(stride(from: 0, to: lines.count, by: 2).map { lines[$0] }, salts: stride(from: 1, to: lines.count, by: 2).map { lines[$0] })
+    }
+
+    /// Pairs of hex keys and salts (one key may come without a salt); empty when there is no key.
+    private static func keys(_ keys: [String], salts: [String]) throws(Invalid) -> [SigningKey] {
+        guard !keys.isEmpty else {
+            guard salts.isEmpty else { throw Invalid("MARKET_IMAGES_SALT is set but no key: give the hex key in MARKET_IMAGES_KEY, or leave the salt out") }
+            return []
+        }
+        guard keys.count == salts.count || (keys.count == 1 && salts.isEmpty) else {
+            throw Invalid("\(keys.count) keys but \(salts.count) salts: give one salt per key (MARKET_IMAGES_SALT, comma-separated)")
+        }
+        return try zip(keys, salts.isEmpty ? [""] : salts).map { key, salt throws(Invalid) in
+            guard let keyBytes = ThumbnailURLSigner.decodeHex(key), let saltBytes = ThumbnailURLSigner.decodeHex(salt) else {
+                throw Invalid("the keys and the salts must be hex digits, an even number of them (MARKET_IMAGES_KEY, MARKET_IMAGES_SALT or --key-file)")
+            }
+            return SigningKey(key: Data(keyBytes), salt: Data(saltBytes))
+        }
+    }
+}

@@ -1,0 +1,72 @@
+import Foundation
+import MarketUploader
+
+/// Where a setting's text comes from, first found wins: its flag, then `MARKET_IMAGES_<FLAG>` in the
+/// environment, then the same name in the `--config` file, then imgproxy's name for it (environment,
+/// then file), then the default. Operators compare the service with imgproxy, which is configured
+/// entirely by environment variables, and systemd units, containers and Kubernetes pass those most
+/// easily; the file uses the same names, read by systemd's rules (`EnvironmentFile`), so one file
+/// serves both. Every value is text parsed by its setting's own parser, so a setting means the same
+/// wherever it comes from, and a bad one is named as the operator wrote it.
+struct SettingSources {
+    /// The flags given, by setting name: a value per use (a switch's is true or false).
+    private let flags: [String: [String]]
+    /// The environment, less empty variables: `MARKET_IMAGES_KEY=` cannot hide the file's key behind nothing.
+    private let environment: [String: String]
+    private var file: (path: String, contents: EnvironmentFile)?
+
+    init(flags: [String: [String]], environment: [String: String]) throws(ServiceSettings.Invalid) {
+        self.flags = flags
+        self.environment = environment.filter { !$0.value.isEmpty }
+        file = nil
+        guard let config = self.text(of: ServiceSetting.named("config")!) else { return }
+        let display = ServerText.printable(config.text)
+        guard let text = try? String(contentsOfFile: config.text, encoding: .utf8) else {
+            throw ServiceSettings.Invalid("cannot read \(config.origin) \(display): give a file of MARKET_IMAGES_NAME=value lines, as systemd's EnvironmentFile takes them")
+        }
+        file = (display, try EnvironmentFile(parsing: text, path: display))
+    }
+
+    /// The setting's text and how it was given (`--cache`, `$MARKET_IMAGES_CACHE`, or the file's
+    /// line), or nil. Secrets come only from the environment or the file.
+    func text(of setting: ServiceSetting) -> (text: String, origin: String)? {
+        if setting.form != .secret, let values = flags[setting.name] {
+            return (values.joined(separator: ","), "--" + setting.name)
+        }
+        for variable in [setting.variable] + setting.imgproxy.map(\.variable) {
+            guard let (text, origin) = lookUp(variable) else { continue }
+            guard let imgproxy = setting.imgproxy.first(where: { $0.variable == variable }) else { return (text, origin) }
+            // imgproxy's name, in imgproxy's units; nil: our default.
+            return imgproxy.convert(text).map { ($0, origin) }
+        }
+        return nil
+    }
+
+    /// Lines of the `--config` file that set nothing, each with why: a warning at start.
+    var ignoredLines: [String] { file?.contents.ignored ?? [] }
+
+    /// Warnings at start for names given that nothing reads: a misspelt `MARKET_IMAGES_CAHCE`, and
+    /// imgproxy's names `serve` has no equivalent for or cannot honour (`ImgproxyFixedSettings`).
+    func unknownNameWarnings() -> [String] {
+        let known = Set(ServiceSetting.all.map(\.variable)).union(Self.readElsewhere)
+        let unknown = given(prefix: "MARKET_IMAGES_").subtracting(known).sorted().map {
+            "\($0) is not a setting of serve and is ignored (see market-images serve --help)"
+        }
+        // Values are read only for the switches compared, never echoed otherwise.
+        return unknown + given(prefix: "IMGPROXY_").sorted().compactMap { ImgproxyFixedSettings.warning($0, value: lookUp($0)?.text ?? "") }
+    }
+
+    /// Variables read elsewhere (by the image pipeline), which are not settings.
+    private static let readElsewhere: Set<String> = ["MARKET_IMAGES_VIPS_WARNINGS", "MARKET_IMAGES_NO_AVX2"]
+
+    private func given(prefix: String) -> Set<String> {
+        Set(environment.keys).union(file?.contents.values.keys ?? [:].keys).filter { $0.hasPrefix(prefix) }
+    }
+
+    /// The variable from the environment, else the file; with where it was read.
+    private func lookUp(_ variable: String) -> (text: String, origin: String)? {
+        if let text = environment[variable] { return (text, "$" + variable) }
+        guard let file, let text = file.contents.values[variable], !text.isEmpty, let line = file.contents.line(of: variable) else { return nil }
+        return (text, "\(variable) (\(file.path) line \(line))")
+    }
+}
