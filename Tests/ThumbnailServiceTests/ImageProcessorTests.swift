@@ -25,9 +25,10 @@ final class ImageProcessorTests: FolderTestCase {
         XCTAssertThrowsError(try LocalSourceRoot(root + "/outside.txt"))
     }
 
-    /// Every setting whose value changes an output's bytes (`ServiceSetting.changesOutput`) is in the
-    /// ETag, and no other: instances sharing a cache (one with `--fast-decode`, say) never serve each
-    /// other's bytes under one tag, and a setting that changes no byte (the workers) keeps every tag.
+    /// Every setting whose value changes an output's bytes (`ServiceSetting.output`) is in the ETag of
+    /// a URL that leaves the choice to the service, and no other: instances sharing a cache (one with
+    /// `--fast-decode`, say) never serve each other's bytes under one tag, and a setting that changes
+    /// no byte (the workers) keeps every tag.
     /// Every stored limit is reached by some setting, so a new one fails here until the table has it.
     func testEverySettingThatChangesBytesIsInTheETag() throws {
         let samples: [String: String] = [
@@ -45,7 +46,10 @@ final class ImageProcessorTests: FolderTestCase {
         let resolvedElsewhere: Set<String> = ["config", "key", "salt", "key-file"]
         XCTAssertEqual(Set(ServiceSetting.all.map(\.name)).subtracting(resolvedElsewhere), Set(samples.keys), "a sample value for every setting")
         func tags(_ configuration: ServiceConfiguration) -> [String] {
-            OutputFormat.allCases.map { ImageProcessor(configuration).etag(source: "local:///a.jpg", fingerprint: "f", options: ProcessingOptions(), format: $0) }
+            let processor = ImageProcessor(configuration)
+            return OutputFormat.allCases.map {
+                processor.etag(source: "local:///a.jpg", fingerprint: "f", options: processor.applyingDefaults(to: ProcessingOptions()), format: $0)
+            }
         }
         func fields(_ limits: ImageProcessor.Limits) -> [String: String] {
             Dictionary(uniqueKeysWithValues: Mirror(reflecting: limits).children.map { ($0.label ?? "", "\($0.value)") })
@@ -56,7 +60,7 @@ final class ImageProcessorTests: FolderTestCase {
             var changed = base
             try setting.apply(&changed, try XCTUnwrap(samples[setting.name]))
             XCTAssertNotEqual(setting.text(changed), setting.defaultText, "\(setting.name): the sample is not the default")
-            XCTAssertEqual(tags(changed) != tags(base), setting.changesOutput, setting.name)
+            XCTAssertEqual(tags(changed) != tags(base), setting.output != .none, setting.name)
             reached.formUnion(fields(changed.limits).filter { fields(base.limits)[$0.key] != $0.value }.keys)
         }
         XCTAssertEqual(reached, Set(fields(base.limits).keys), "every limit is some setting's")

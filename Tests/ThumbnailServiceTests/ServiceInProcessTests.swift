@@ -621,7 +621,8 @@ final class ServiceInProcessTests: ServiceTestCase {
             .replacingOccurrences(of: "=", with: "")
     }
 
-    /// One problem per wrong setting, named as its flag.
+    /// One problem per wrong setting, named as its flag (each bad prefix named in the one of
+    /// `allow-source`), in the table's order, then the rules between settings.
     func testAWrongConfigurationNamesEachSetting() {
         var configuration = ServiceConfiguration()
         configuration.root = root + "/missing"
@@ -631,10 +632,11 @@ final class ServiceInProcessTests: ServiceTestCase {
         configuration.presets = ["card": "rs:nope"]
         configuration.bind = ServiceAddress(host: "0.0.0.0", port: 8080)
         let settings = configuration.problems.map(\.setting)
-        XCTAssertEqual(settings, ["root", "allow-source", "allow-source", "insecure-unsigned", "workers", "max-output-edge", "preset"])
+        XCTAssertEqual(settings, ["root", "allow-source", "workers", "max-output-edge", "preset", "insecure-unsigned"])
         configuration.allowUnsigned = true
         XCTAssertEqual(configuration.problems.map(\.setting).filter { $0 == "insecure-unsigned" }, ["insecure-unsigned"], "any URL unsigned, but not on 0.0.0.0")
-        XCTAssertTrue(configuration.problems[2].message.contains("private address"), configuration.problems[2].message)
+        XCTAssertTrue(configuration.problems[1].message.contains("ftp://") && configuration.problems[1].message.contains("private address"),
+                      configuration.problems[1].message)
         XCTAssertThrowsError(try ThumbnailService(configuration, logger: Logger(label: "test")))
     }
 }

@@ -51,7 +51,7 @@ public struct ImageProcessor: Sendable {
     }
 
     public let limits: Limits
-    /// The service's settings that change output bytes, as they are set (`ServiceSetting.changesOutput`):
+    /// The service's settings that change output bytes, as they are set (`ServiceSetting.OutputEffect.inETag`):
     /// part of every ETag.
     let outputSettings: [String]
 

@@ -156,8 +156,8 @@ enum OptionTable {
             guard (1...4).contains(option.arguments.count) else { throw option.invalid(option.arguments.joined(separator: ":"), "1 to 4 sizes") }
             let sides = try option.arguments.map { value throws(ProcessingError) in try option.integer(value.isEmpty ? "0" : value, in: 0...1024) }
             let (top, right) = (sides[0], sides.count > 1 ? sides[1] : sides[0])
-            options.padding = [top, right, sides.count > 2 ? sides[2] : top, sides.count > 3 ? sides[3] : right]
-        }, canonical: { options, _, _ in "pd:" + options.padding.map(String.init).joined(separator: ":") }),
+            options.padding = RenderSpec.Padding(top: top, right: right, bottom: sides.count > 2 ? sides[2] : top, left: sides.count > 3 ? sides[3] : right)
+        }, canonical: { options, _, _ in "pd:" + [options.padding.top, options.padding.right, options.padding.bottom, options.padding.left].map(String.init).joined(separator: ":") }),
         Definition(names: ["background", "bg"], apply: { options, option, _, _ throws(ProcessingError) in
             options.background = try ProcessingOptions.background(option)
         }, canonical: { options, _, _ in

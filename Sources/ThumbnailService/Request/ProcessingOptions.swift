@@ -6,32 +6,22 @@ import ImagePipeline
 /// overriding an earlier one, and a preset expands where it stands, as in imgproxy. Unlike imgproxy,
 /// anything malformed or unknown is an error naming the option (the service answers 400), and values
 /// are bounded where they are parsed, so no number reaches libvips unchecked.
+@dynamicMemberLookup
 public struct ProcessingOptions: Sendable, Equatable {
-    /// The box in points; `dpr` scales it to pixels. 0 leaves a side free.
-    public var width = 0
-    public var height = 0
-    public var resizing = RenderSpec.Resizing.fit
-    public var gravity = RenderSpec.Gravity.centre
-    /// `g:type:x:y`: pixels (in points, scaled by `dpr`) when at least 1, fractions when less; the
-    /// point itself for `g:fp:x:y`.
-    public var gravityOffset = RenderSpec.Offset()
-    public var enlarge = false
+    /// The pixel steps as the URL gives them: the render spec in points, at `dpr` 1. `spec` scales
+    /// its sizes, offsets and padding by `dpr` and adds the format and quality; every other step
+    /// (resizing, gravity, crop, rotation, effects, extension, trim, framing…) goes to the renderer
+    /// as written. A pixel option is so a field once, in `RenderSpec`, read and written here as if it
+    /// were this type's own (`options.width`, `options.blur`).
+    public var steps = RenderSpec()
+
+    public subscript<Value>(dynamicMember path: WritableKeyPath<RenderSpec, Value>) -> Value {
+        get { steps[keyPath: path] }
+        set { steps[keyPath: path] = newValue }
+    }
+
+    /// Scales the box, minimum sizes, pixel offsets and padding to output pixels.
     public var dpr = 1.0
-    /// `crop`/`c:width:height:gravity…`: cut from the source before resizing (its pixels, or fractions).
-    public var crop: RenderSpec.Crop?
-    /// `min-width`/`mw`, `min-height`/`mh`, in points (scaled by `dpr`).
-    public var minWidth = 0
-    public var minHeight = 0
-    /// `zoom`/`z`: multiplies the box (not `dpr`'s offsets or padding), or an unsized output.
-    public var zoom = RenderSpec.Offset(x: 1, y: 1)
-    /// `rotate`/`rot` (degrees, a multiple of 90) and `flip`/`fl:horizontal:vertical`.
-    public var rotation = 0
-    public var flipHorizontal = false
-    public var flipVertical = false
-    /// `blur`/`bl` and `sharpen`/`sh` sigmas, `pixelate`/`pix` block size (0: none).
-    public var blur = 0.0
-    public var sharpen = 0.0
-    public var pixelate = 0
     /// nil: the service's default.
     public var quality: Int?
     /// `format_quality`/`fq:format:quality:…`: the quality per output format when `quality` is unset.
@@ -73,7 +63,6 @@ public struct ProcessingOptions: Sendable, Equatable {
         public var animationFramePixels: Int?
         public init() {}
     }
-    public var maxBytes: Int?
     /// `autoquality`/`aq:method:target:min:max:allowed_error` (imgproxy Pro's option): the quality
     /// chosen from `min` to `max` by `size` (the best whose output fits `target` bytes; overrides
     /// `max_bytes`) or `ssimulacra2` (ours: the smallest whose output scores at least `target` less
@@ -81,7 +70,7 @@ public struct ProcessingOptions: Sendable, Equatable {
     public var autoquality: Autoquality?
 
     /// Whether the output has a byte budget (`mb` or `aq:size`), which rules out PNG.
-    public var hasByteBudget: Bool { maxBytes != nil || autoquality?.maxBytes != nil }
+    public var hasByteBudget: Bool { steps.maxBytes != nil || autoquality?.maxBytes != nil }
 
     public struct Autoquality: Sendable, Equatable {
         public enum Method: Sendable, Equatable {
@@ -112,19 +101,6 @@ public struct ProcessingOptions: Sendable, Equatable {
     public var expires: Date?
     /// Changes the URL, and so any cache key derived from it, but not the image.
     public var cacheBuster = ""
-    /// `framing`/`fr` (a market-images extension): cut a square of this many pixels first and fit
-    /// the output from it, as `thumbs` does; the `list` and `grid` presets set it.
-    public var framing: Int?
-    /// `extend`/`ex`, `extend_aspect_ratio`/`exar`: a fit smaller than the box centred on a canvas
-    /// of the box's size, or of its aspect ratio.
-    public var extend = false
-    public var extendAspectRatio = false
-    /// `padding`/`pd`, in points (scaled by `dpr`): top, right, bottom, left.
-    public var padding = [0, 0, 0, 0]
-    /// `background`/`bg`: what extension and padding are filled with (`auto`: the photo's edge colour).
-    public var background = RenderSpec.Background.colour(red: 255, green: 255, blue: 255)
-    /// `trim`/`t:threshold:colour:equal_hor:equal_ver`: a uniform border cut first.
-    public var trim: RenderSpec.Trim?
 
     public init() {}
 
@@ -165,10 +141,10 @@ public struct ProcessingOptions: Sendable, Equatable {
 
     /// `w:h:enlarge:extend` from position `start` of a meta-option; empty arguments are skipped.
     mutating func applySize(_ option: OptionArguments, from start: Int) throws(ProcessingError) {
-        if let value = option[start] { width = try option.integer(value, in: Self.sizeRange) }
-        if let value = option[start + 1] { height = try option.integer(value, in: Self.sizeRange) }
-        if let value = option[start + 2] { enlarge = try option.boolean(value) }
-        if let value = option[start + 3] { extend = try option.boolean(value) }
+        if let value = option[start] { steps.width = try option.integer(value, in: Self.sizeRange) }
+        if let value = option[start + 1] { steps.height = try option.integer(value, in: Self.sizeRange) }
+        if let value = option[start + 2] { steps.enlarge = try option.boolean(value) }
+        if let value = option[start + 3] { steps.extend = try option.boolean(value) }
     }
 
     /// `bg:R:G:B`, `bg:RRGGBB` or `bg:auto`.
@@ -236,39 +212,38 @@ public struct ProcessingOptions: Sendable, Equatable {
     public func spec(format: OutputFormat, defaultQuality: Int, maxOutputEdge: Int) throws(ProcessingError) -> RenderSpec {
         // `mrd` lowers the edge limit; a box past it is scaled down whole, as imgproxy's `dpr` would be.
         let maxOutputEdge = min(maxOutputEdge, limits.resultDimension ?? maxOutputEdge)
-        let requested = max(Double(width) * zoom.x + Double(padding[1] + padding[3]), Double(height) * zoom.y + Double(padding[0] + padding[2])) * dpr
+        let (width, height, padding, zoom) = (steps.width, steps.height, steps.padding, steps.zoom)
+        let requested = max(Double(width) * zoom.x + Double(padding.right + padding.left), Double(height) * zoom.y + Double(padding.top + padding.bottom)) * dpr
         let dpr = limits.resultDimension != nil && requested > Double(maxOutputEdge) ? dpr * Double(maxOutputEdge) / requested : dpr
+        let rounding: FloatingPointRoundingRule = limits.resultDimension == nil ? .toNearestOrAwayFromZero : .down
         func pixels(_ points: Int, _ zoom: Double, _ name: String) throws(ProcessingError) -> Int {
-            let value = (Double(points) * dpr * zoom).rounded(limits.resultDimension == nil ? .toNearestOrAwayFromZero : .down)
+            let value = (Double(points) * dpr * zoom).rounded(rounding)
             // A fit never enlarges past the source, so a box beyond the limit is the limit (imgproxy
             // clamps too); a crop or a forced size beyond it would change the shape, so it is refused.
-            if resizing == .fit, !enlarge, value > Double(maxOutputEdge) { return maxOutputEdge }
+            if steps.resizing == .fit, !steps.enlarge, value > Double(maxOutputEdge) { return maxOutputEdge }
             guard value <= Double(maxOutputEdge) else {
                 throw .invalidArgument(option: name, value: "\(points) at dpr \(dpr)", expected: "at most \(maxOutputEdge) pixels")
             }
             return Int(value)
         }
-        var spec = RenderSpec(width: try pixels(width, zoom.x, "width"), height: try pixels(height, zoom.y, "height"), resizing: resizing,
-                              gravity: gravity, enlarge: enlarge, format: format, quality: quality(for: format, default: defaultQuality), maxBytes: maxBytes)
-        spec.gravityOffset = gravity == .focusPoint ? gravityOffset : RenderSpec.Offset(x: scaledOffset(gravityOffset.x), y: scaledOffset(gravityOffset.y))
-        (spec.crop, spec.zoom) = (crop, width == 0 && height == 0 ? zoom : RenderSpec.Offset(x: 1, y: 1))
-        (spec.minWidth, spec.minHeight) = (min(try pixels(minWidth, 1, "min-width"), maxOutputEdge), min(try pixels(minHeight, 1, "min-height"), maxOutputEdge))
-        (spec.rotation, spec.flipHorizontal, spec.flipVertical) = (rotation, flipHorizontal, flipVertical)
-        (spec.blur, spec.sharpen, spec.pixelate) = (blur, sharpen, pixelate)
+        var spec = steps
+        (spec.width, spec.height) = (try pixels(width, zoom.x, "width"), try pixels(height, zoom.y, "height"))
+        (spec.format, spec.quality) = (format, quality(for: format, default: defaultQuality))
+        if steps.gravity != .focusPoint {
+            spec.gravityOffset = RenderSpec.Offset(x: scaledOffset(steps.gravityOffset.x), y: scaledOffset(steps.gravityOffset.y))
+        }
+        spec.zoom = width == 0 && height == 0 ? zoom : RenderSpec.Offset(x: 1, y: 1)
+        (spec.minWidth, spec.minHeight) = (min(try pixels(steps.minWidth, 1, "min-width"), maxOutputEdge), min(try pixels(steps.minHeight, 1, "min-height"), maxOutputEdge))
         if let autoquality {
             (spec.minQuality, spec.quality) = (autoquality.qualities.lowerBound, autoquality.qualities.upperBound)
             spec.maxBytes = autoquality.maxBytes ?? spec.maxBytes
             spec.targetScore = autoquality.targetScore
         }
         spec.maxEdge = maxOutputEdge
-        (spec.extend, spec.extendAspectRatio, spec.background, spec.trim) = (extend, extendAspectRatio, background, trim)
-        let pad = padding.map { Int((Double($0) * dpr).rounded(limits.resultDimension == nil ? .toNearestOrAwayFromZero : .down)) }
-        spec.padding = RenderSpec.Padding(top: pad[0], right: pad[1], bottom: pad[2], left: pad[3])
-        if let framing {
-            guard framing <= maxOutputEdge else {
-                throw .invalidArgument(option: "framing", value: String(framing), expected: "at most \(maxOutputEdge) pixels")
-            }
-            spec.framing = framing
+        func scaled(_ side: Int) -> Int { Int((Double(side) * dpr).rounded(rounding)) }
+        spec.padding = RenderSpec.Padding(top: scaled(padding.top), right: scaled(padding.right), bottom: scaled(padding.bottom), left: scaled(padding.left))
+        if let framing = steps.framing, framing > maxOutputEdge {
+            throw .invalidArgument(option: "framing", value: String(framing), expected: "at most \(maxOutputEdge) pixels")
         }
         return spec
     }

@@ -18,7 +18,7 @@ extension ServiceSetting {
         number("max-source-bytes", \.maxSourceBytes, 1...Int.max, "must be positive", valueName: "bytes",
                imgproxy: imgproxy("IMGPROXY_MAX_SRC_FILE_SIZE", convert: zeroIsDefault),
                help: "Largest source download in bytes; the download stops as soon as it is exceeded."),
-        seconds("download-timeout", \.downloadTimeout, 1...600, "takes 1 to 600 seconds", imgproxy: imgproxy("IMGPROXY_DOWNLOAD_TIMEOUT"),
+        seconds("download-timeout", \.downloadTimeout, 0.1...600, "takes 0.1 to 600 seconds", imgproxy: imgproxy("IMGPROXY_DOWNLOAD_TIMEOUT"),
                 help: "Seconds a source download may take."),
         number("max-downloads", \.maxDownloads, 1...1024, "takes 1 to 1024",
                help: "http(s) sources held at once, downloading or waiting for a worker (one per source however many sizes are asked); more are answered 503."),
@@ -43,7 +43,7 @@ extension ServiceSetting {
              check: { $0.contains("://") ? nil : unreadableFile($0) },
              help: "The watermark a URL's wm draws when it names none (wmu): a file, or a local:/// or allowed http(s) source."),
         parsed("watermark-opacity", \.watermarkOpacity, form: .value("0-1"), expected: "a number", imgproxy: imgproxy("IMGPROXY_WATERMARK_OPACITY"),
-               changesOutput: true, parse: { Double($0) }, write: { String(format: "%g", $0) },
+               output: .inETag, parse: { Double($0) }, write: { String(format: "%g", $0) },
                check: { (0...1).contains($0.watermarkOpacity) ? nil : "takes 0 to 1" },
                help: "Every watermark's opacity is multiplied by this, 0 to 1."),
         parsed("bind", \.bind, form: .value("host:port"), expected: "HOST:PORT, e.g. 127.0.0.1:8080", imgproxy: imgproxy("IMGPROXY_BIND", convert: everyInterface),
@@ -76,13 +76,13 @@ extension ServiceSetting {
         number("queue", \.queue, 0...100_000, "takes 0 to 100000", imgproxy: imgproxy("IMGPROXY_REQUESTS_QUEUE_SIZE"),
                help: "Requests that may wait for a worker; more are answered 503 with Retry-After."),
         number("max-output-edge", \.limits.maxOutputEdge, 16...16_384, "takes 16 to 16384", valueName: "pixels",
-               imgproxy: imgproxy("IMGPROXY_MAX_RESULT_DIMENSION", convert: zeroIsDefault), changesOutput: true,
+               imgproxy: imgproxy("IMGPROXY_MAX_RESULT_DIMENSION", convert: zeroIsDefault), output: .inETag,
                help: "No output side is larger than this, whatever the URL asks."),
         number("max-pixels", \.limits.maxPixels, 1...Int.max, "must be positive", valueName: "pixels",
                imgproxy: imgproxy("IMGPROXY_MAX_SRC_RESOLUTION", convert: megapixels),
                help: "Refuse sources with more pixels than this, read from the header before decoding."),
         number("max-animation-frames", \.limits.maxAnimationFrames, 1...10_000, "takes 1 (stills only) to 10000",
-               imgproxy: imgproxy("IMGPROXY_MAX_ANIMATION_FRAMES"), changesOutput: true,
+               imgproxy: imgproxy("IMGPROXY_MAX_ANIMATION_FRAMES"), output: .inETag,
                help: "Frames of an animated GIF or WebP kept in a WebP output; 1 makes every output a still."),
         optionalNumber("max-animation-frame-resolution", \.limits.maxAnimationFramePixels, { _ in 1...Int.max }, { _ in "must be positive" }, valueName: "pixels",
                        imgproxy: imgproxy("IMGPROXY_MAX_ANIMATION_FRAME_RESOLUTION", convert: { $0 == "0" ? nil : megapixels($0) }),
@@ -92,41 +92,41 @@ extension ServiceSetting {
                help: "A render whose memory, estimated from the source's header before decoding, would be larger is refused 413."),
         number("render-memory", \.renderMemory, 1...Int.max, "must be positive", valueName: "bytes",
                help: "Bytes all renders at once may hold, by their estimates; more wait."),
-        parsed("render-timeout", \.limits.renderTimeout, form: .value("seconds"), expected: "a whole number", imgproxy: imgproxy("IMGPROXY_TIMEOUT"),
-               parse: { Int($0).map { .seconds($0) } }, write: { $0.map { String($0.components.seconds) } },
-               check: { $0.limits.renderTimeout.map { $0 > .zero && $0 <= .seconds(600) } ?? true ? nil : "takes 1 to 600 seconds" },
+        parsed("render-timeout", \.limits.renderTimeout, form: .value("seconds"), expected: "a number of seconds", imgproxy: imgproxy("IMGPROXY_TIMEOUT"),
+               parse: { try? duration($0) }, write: { $0.map(secondsText) },
+               check: { $0.limits.renderTimeout.map { (0.1...600).contains(seconds($0)) } ?? true ? nil : "takes 0.1 to 600 seconds" },
                help: "Seconds a render may run once a worker takes it up; then it is stopped and answered 503."),
-        number("quality", \.limits.defaultQuality, 1...100, "takes 1 to 100", valueName: "q", imgproxy: imgproxy("IMGPROXY_QUALITY"), changesOutput: true,
+        number("quality", \.limits.defaultQuality, 1...100, "takes 1 to 100", valueName: "q", imgproxy: imgproxy("IMGPROXY_QUALITY"), output: .viaOptions,
                help: "Quality when the URL gives none."),
         parsed("format-quality", \.limits.formatQuality, form: .value("list"), expected: "FORMAT=QUALITY pairs (jpeg, png, webp, avif, jxl), e.g. webp=79,avif=63",
-               imgproxy: imgproxy("IMGPROXY_FORMAT_QUALITY"), changesOutput: true, parse: formatQualities,
+               imgproxy: imgproxy("IMGPROXY_FORMAT_QUALITY"), output: .viaOptions, parse: formatQualities,
                write: { $0.map { "\($0.key.rawValue)=\($0.value)" }.sorted().joined(separator: ",") },
                check: { $0.limits.formatQuality.values.allSatisfy((1...100).contains) ? nil : "takes FORMAT=QUALITY pairs, each quality 1 to 100" },
                help: "A format's quality when the URL gives none, FORMAT=QUALITY comma-separated, e.g. webp=79,avif=63."),
         parsed("auto-quality", \.limits.autoQuality, form: .value("method"), expected: "ssimulacra2:SCORE[:MIN:MAX] or size:BYTES[:MIN:MAX]",
-               changesOutput: true, parse: { text in (try? ProcessingOptions.autoquality(parsing: text)).map { .some($0) } },
+               output: .viaOptions, parse: { text in (try? ProcessingOptions.autoquality(parsing: text)).map { .some($0) } },
                write: { $0.map(autoqualityText) },
                help: "The quality choice of URLs that make none (no aq, q or fq): ssimulacra2:SCORE[:MIN:MAX], the smallest quality that looks that good, or size:BYTES[:MIN:MAX].")
             .defaulting(to: "off"),
         parsed("auto-quality-max-resolution", \.limits.autoQualityMaxPixels, form: .value("pixels"), expected: "a whole number",
-               imgproxy: imgproxy("IMGPROXY_AUTOQUALITY_MAX_RESOLUTION", convert: megapixels), changesOutput: true,
+               imgproxy: imgproxy("IMGPROXY_AUTOQUALITY_MAX_RESOLUTION", convert: megapixels), output: .inETag,
                parse: { Int($0).map { $0 == 0 ? nil : $0 } }, write: { String($0 ?? 0) },
                check: { $0.limits.autoQualityMaxPixels.map { $0 > 0 } ?? true ? nil : "takes 0 (no limit) or more pixels" },
                help: "Outputs with more pixels than this are not scored for aq:ssimulacra2 but encoded at the quality they would have without it; 0: no limit."),
         toggle("allow-security-options", \.allowSecurityOptions, imgproxy: imgproxy("IMGPROXY_ALLOW_SECURITY_OPTIONS"),
                help: "URLs may give imgproxy's security options (msr, msfs, mrd, maf, mafr), which only ever lower this service's limits."),
-        toggle("fast-decode", \.limits.draftDecode, changesOutput: true,
+        toggle("fast-decode", \.limits.draftDecode, output: .inETag,
                help: "Decode JPEGs straight to the output's scale, as thumbor does: faster (BENCHMARKS.md, stages section), softer and blockier."),
         toggle("baseline-jpeg", \.limits.encoder.progressive, inverted: true, imgproxy: imgproxy("IMGPROXY_JPEG_PROGRESSIVE", convert: inverted),
-               changesOutput: true, help: "Baseline JPEGs instead of progressive (progressive is a few percent smaller and shows while it loads)."),
+               output: .inETag, help: "Baseline JPEGs instead of progressive (progressive is a few percent smaller and shows while it loads)."),
         number("avif-effort", \.limits.encoder.avifEffort, EncoderSettings.avifEffortRange, "takes 0 (fastest) to 9",
-               imgproxy: imgproxy("IMGPROXY_AVIF_SPEED", convert: { Int($0).map { String(9 - $0) } ?? $0 }), changesOutput: true,
+               imgproxy: imgproxy("IMGPROXY_AVIF_SPEED", convert: { Int($0).map { String(9 - $0) } ?? $0 }), output: .inETag,
                help: "AV1 effort for AVIF, 0 (fastest) to 9: higher is smaller and far slower, BENCHMARKS.md."),
         toggle("auto-avif", \.limits.autoAVIF, imgproxy: imgproxy("IMGPROXY_AUTO_AVIF", "IMGPROXY_ENABLE_AVIF_DETECTION"),
                help: "Answer AVIF to clients whose Accept lists image/avif (before WebP) when the URL names no format; smaller, slower to encode."),
         // libvips 8.14 takes 3 to 9; imgproxy's 1 and 2 are the fastest there is here.
         number("jxl-effort", \.limits.encoder.jxlEffort, EncoderSettings.jxlEffortRange, "takes 3 (fastest) to 9",
-               imgproxy: imgproxy("IMGPROXY_JXL_EFFORT", convert: { Int($0).map { String(max($0, 3)) } ?? $0 }), changesOutput: true,
+               imgproxy: imgproxy("IMGPROXY_JXL_EFFORT", convert: { Int($0).map { String(max($0, 3)) } ?? $0 }), output: .inETag,
                help: "libjxl's effort for JPEG XL, 3 (fastest) to 9."),
         toggle("auto-jxl", \.limits.autoJXL, imgproxy: imgproxy("IMGPROXY_AUTO_JXL"),
                help: "Answer JPEG XL to clients whose Accept lists image/jxl (Safari 17, iOS 17), before AVIF and WebP, when the URL names no format."),
@@ -135,9 +135,9 @@ extension ServiceSetting {
                help: "A preset NAME=OPTIONS, e.g. card=rs:fill:300:200/g:sm; repeatable."),
         number("max-age", \.maxAge, 0...Int.max, "must be 0 or more", valueName: "seconds", imgproxy: imgproxy("IMGPROXY_TTL"),
                help: "Cache-Control max-age of images, in seconds."),
-        seconds("grace", \.grace, 0...Int.max, "must be 0 or more", imgproxy: imgproxy("IMGPROXY_GRACEFUL_STOP_TIMEOUT"),
+        seconds("grace", \.grace, 0...1e9, "must be 0 or more", imgproxy: imgproxy("IMGPROXY_GRACEFUL_STOP_TIMEOUT"),
                 help: "Seconds that requests in flight get to finish after SIGTERM."),
-        seconds("idle-timeout", \.idleTimeout, 1...3600, "takes 1 to 3600 seconds", imgproxy: imgproxy("IMGPROXY_KEEP_ALIVE_TIMEOUT"),
+        seconds("idle-timeout", \.idleTimeout, 0.1...3600, "takes 0.1 to 3600 seconds", imgproxy: imgproxy("IMGPROXY_KEEP_ALIVE_TIMEOUT"),
                 help: "Seconds a connection may go without a complete request (idle, or sending one slowly) before it is closed."),
         optionalNumber("max-connections", \.maxConnections, { _ in 1...max(1, ServiceConfiguration.openFileLimit - 64) }, { _ in
                            let files = ServiceConfiguration.openFileLimit
@@ -155,10 +155,10 @@ extension ServiceSetting {
     /// The setting named `name` (a flag's name without dashes).
     public static func named(_ name: String) -> ServiceSetting? { all.first { $0.name == name } }
 
-    /// What of `configuration` changes output bytes, for the ETag: each such setting not at its
+    /// The settings that change output bytes by themselves, for the ETag: each one not at its
     /// default, so tags made before a setting existed hold.
     static func outputIdentity(of configuration: ServiceConfiguration) -> [String] {
-        all.filter(\.changesOutput).compactMap { setting in
+        all.filter { $0.output == .inETag }.compactMap { setting in
             let text = setting.text(configuration)
             return text == setting.defaultText ? nil : "\(setting.name)=\(text ?? "")"
         }
@@ -234,14 +234,13 @@ extension ServiceSetting {
     /// Each prefix must be an http(s) URL prefix, and not on a private address unless allowed: refused
     /// at start rather than on every request, where each would be "not under an allowed prefix".
     static func allowedSourceProblem(_ configuration: ServiceConfiguration) -> String? {
-        for text in configuration.allowedSources {
+        let problems = configuration.allowedSources.compactMap { text -> String? in
             guard let prefix = SourceURL(prefix: text) else {
                 return "takes an http(s) URL prefix ending its host with /, e.g. https://images.example.com/; got \(text)"
             }
-            if !configuration.allowPrivateSources, let address = SourceAddress.resolve(prefix.host)?.first(where: SourceAddress.isInternal) {
-                return "\(text) is on a private address (\(address)); add --allow-private-sources to fetch from it"
-            }
+            guard !configuration.allowPrivateSources, let address = SourceAddress.resolve(prefix.host)?.first(where: SourceAddress.isInternal) else { return nil }
+            return "\(text) is on a private address (\(address)); add --allow-private-sources to fetch from it"
         }
-        return nil
+        return problems.isEmpty ? nil : problems.joined(separator: "; ")
     }
 }

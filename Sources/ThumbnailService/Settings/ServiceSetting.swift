@@ -35,8 +35,18 @@ public struct ServiceSetting: Sendable {
     public let form: Form
     public let help: String
     public let imgproxy: [ImgproxyName]
-    /// Whether the value changes the bytes of an output: then it is part of every ETag.
-    public let changesOutput: Bool
+    /// How the value reaches an output's bytes, and so its ETag.
+    public enum OutputEffect: Sendable, Equatable {
+        /// It changes no byte (what is refused, how many work, where it listens).
+        case none
+        /// It fills in the options of URLs that leave them out (the default quality, `--auto-quality`),
+        /// so it is in their ETag as part of those options' canonical form.
+        case viaOptions
+        /// It changes bytes by itself, so it is part of every ETag.
+        case inETag
+    }
+
+    public let output: OutputEffect
     /// The value's text into the configuration (a list's items joined by commas).
     let apply: @Sendable (inout ServiceConfiguration, String) throws(Unreadable) -> Void
     /// The configuration's value as this setting's text (nil: unset), for defaults and ETags.
@@ -67,8 +77,8 @@ extension ServiceSetting {
 
     /// A whole number in `range`.
     static func number(_ name: String, _ path: Path<Int>, _ range: ClosedRange<Int>, _ bounds: String, valueName: String = "n",
-                       imgproxy: [ImgproxyName] = [], changesOutput: Bool = false, help: String) -> ServiceSetting {
-        ServiceSetting(name: name, form: .value(valueName), help: help, imgproxy: imgproxy, changesOutput: changesOutput,
+                       imgproxy: [ImgproxyName] = [], output: OutputEffect = .none, help: String) -> ServiceSetting {
+        ServiceSetting(name: name, form: .value(valueName), help: help, imgproxy: imgproxy, output: output,
                        apply: { configuration, text throws(Unreadable) in configuration[keyPath: path] = try wholeNumber(text) },
                        text: { String($0[keyPath: path]) },
                        check: { range.contains($0[keyPath: path]) ? nil : bounds })
@@ -78,25 +88,36 @@ extension ServiceSetting {
     static func optionalNumber(_ name: String, _ path: Path<Int?>, _ range: @escaping @Sendable (ServiceConfiguration) -> ClosedRange<Int>,
                                _ bounds: @escaping @Sendable (ServiceConfiguration) -> String, valueName: String = "n",
                                imgproxy: [ImgproxyName] = [], help: String) -> ServiceSetting {
-        ServiceSetting(name: name, form: .value(valueName), help: help, imgproxy: imgproxy, changesOutput: false,
+        ServiceSetting(name: name, form: .value(valueName), help: help, imgproxy: imgproxy, output: .none,
                        apply: { configuration, text throws(Unreadable) in configuration[keyPath: path] = try wholeNumber(text) },
                        text: { $0[keyPath: path].map(String.init) },
                        check: { configuration in configuration[keyPath: path].map { range(configuration).contains($0) } ?? true ? nil : bounds(configuration) })
     }
 
-    /// Seconds, as a `Duration`, in `range`.
-    static func seconds(_ name: String, _ path: Path<Duration>, _ range: ClosedRange<Int>, _ bounds: String,
+    /// Seconds, as a `Duration`, in `range`; fractions too (`0.5`), for a test or a fast network.
+    static func seconds(_ name: String, _ path: Path<Duration>, _ range: ClosedRange<Double>, _ bounds: String,
                         imgproxy: [ImgproxyName] = [], help: String) -> ServiceSetting {
-        ServiceSetting(name: name, form: .value("seconds"), help: help, imgproxy: imgproxy, changesOutput: false,
-                       apply: { configuration, text throws(Unreadable) in configuration[keyPath: path] = .seconds(try wholeNumber(text)) },
-                       text: { String($0[keyPath: path].components.seconds) },
-                       check: { range.contains(Int($0[keyPath: path].components.seconds)) && $0[keyPath: path].components.attoseconds == 0 ? nil : bounds })
+        ServiceSetting(name: name, form: .value("seconds"), help: help, imgproxy: imgproxy, output: .none,
+                       apply: { configuration, text throws(Unreadable) in configuration[keyPath: path] = try duration(text) },
+                       text: { secondsText($0[keyPath: path]) },
+                       check: { range.contains(seconds($0[keyPath: path])) ? nil : bounds })
     }
+
+    static func duration(_ text: String) throws(Unreadable) -> Duration {
+        guard let value = Double(text), value.isFinite, abs(value) < 1e9 else { throw Unreadable(expected: "a number of seconds") }
+        return .nanoseconds(Int64((value * 1e9).rounded()))
+    }
+
+    static func seconds(_ duration: Duration) -> Double {
+        Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18
+    }
+
+    static func secondsText(_ duration: Duration) -> String { String(format: "%g", seconds(duration)) }
 
     /// A switch.
     static func toggle(_ name: String, _ path: Path<Bool>, inverted: Bool = false, imgproxy: [ImgproxyName] = [],
-                       changesOutput: Bool = false, help: String) -> ServiceSetting {
-        ServiceSetting(name: name, form: .toggle, help: help, imgproxy: imgproxy, changesOutput: changesOutput,
+                       output: OutputEffect = .none, help: String) -> ServiceSetting {
+        ServiceSetting(name: name, form: .toggle, help: help, imgproxy: imgproxy, output: output,
                        apply: { configuration, text throws(Unreadable) in
                            guard let on = switchValue(text) else { throw Unreadable(expected: "true or false") }
                            configuration[keyPath: path] = on != inverted
@@ -108,17 +129,17 @@ extension ServiceSetting {
     /// Text (a path, most often), or unset; `check` judges it.
     static func text(_ name: String, _ path: Path<String?>, valueName: String, imgproxy: [ImgproxyName] = [],
                      check: @escaping @Sendable (String) -> String? = { _ in nil }, help: String) -> ServiceSetting {
-        ServiceSetting(name: name, form: .value(valueName), help: help, imgproxy: imgproxy, changesOutput: false,
+        ServiceSetting(name: name, form: .value(valueName), help: help, imgproxy: imgproxy, output: .none,
                        apply: { configuration, text throws(Unreadable) in configuration[keyPath: path] = text },
                        text: { $0[keyPath: path] }, check: { $0[keyPath: path].flatMap(check) })
     }
 
     /// Any value `parse` reads, written back by `write`.
     static func parsed<Value>(_ name: String, _ path: Path<Value>, form: Form, expected: String, imgproxy: [ImgproxyName] = [],
-                              changesOutput: Bool = false, parse: @escaping @Sendable (String) -> Value?,
+                              output: OutputEffect = .none, parse: @escaping @Sendable (String) -> Value?,
                               write: @escaping @Sendable (Value) -> String?, check: @escaping @Sendable (ServiceConfiguration) -> String? = { _ in nil },
                               help: String) -> ServiceSetting {
-        ServiceSetting(name: name, form: form, help: help, imgproxy: imgproxy, changesOutput: changesOutput,
+        ServiceSetting(name: name, form: form, help: help, imgproxy: imgproxy, output: output,
                        apply: { configuration, text throws(Unreadable) in
                            guard let value = parse(text) else { throw Unreadable(expected: expected) }
                            configuration[keyPath: path] = value
@@ -128,7 +149,7 @@ extension ServiceSetting {
 
     /// A setting read by the resolver itself (the key material, the file of settings): no field of its own.
     static func resolverOnly(_ name: String, form: Form, imgproxy: [ImgproxyName] = [], help: String) -> ServiceSetting {
-        ServiceSetting(name: name, form: form, help: help, imgproxy: imgproxy, changesOutput: false,
+        ServiceSetting(name: name, form: form, help: help, imgproxy: imgproxy, output: .none,
                        apply: { _, _ in }, text: { _ in nil }, check: { _ in nil })
     }
 
