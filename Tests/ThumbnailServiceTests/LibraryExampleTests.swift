@@ -66,14 +66,15 @@ final class LibraryExampleTests: FolderTestCase {
         configuration.root = photosFolder
         configuration.keys = [SigningKey(key: keyBytes, salt: saltBytes)]
         configuration.cacheFolder = cacheFolder
+        configuration.bind = ServiceAddress(host: "127.0.0.1", port: 0)   // port 0: any free port
         let thumbnails = try ThumbnailService(configuration, logger: logger)   // a wrong setting throws, named as its flag
-        let router = Router()
+        let router = Router(context: ServiceRequestContext.self)
         router.get("/") { _, _ in "my app" }
         thumbnails.addRoutes(to: router)   // GET /health, and every other GET or HEAD as an image URL
-        let app = Application(router: router)
+        let app = thumbnails.buildApplication(router: router) { url in logger.info("listening on \(url)") }
 
         let signer = ThumbnailURLSigner(key: keyBytes, salt: saltBytes)
-        try await app.test(.router) { client in
+        try await app.test(.live) { client in
             let own = try await client.execute(uri: "/", method: .get)
             XCTAssertEqual(String(buffer: own.body), "my app")
             let health = try await client.execute(uri: "/health", method: .get)
@@ -84,6 +85,21 @@ final class LibraryExampleTests: FolderTestCase {
             let header = try ImageHeader.read(.data(Data(buffer: image.body)))
             XCTAssertEqual([header.width, header.height], [240, 240])
         }
+    }
+
+    /// The README's app snippet: a cell's URL for an image of a product the server listed, decoded
+    /// as the client decodes the server's answer, with UIKit's screen stubbed.
+    func testTheAppsCellURL() throws {
+        let product = try JSONDecoder().decode(ProductResponse.self, from: Data(#"{"id": 1, "name": "Ceramic mug", "images": [{"id": 1, "url": "https://image-host.example/1/0.jpg"}]}"#.utf8))
+
+        let thumbnails = ThumbnailURLBuilder(service: URL(string: "https://img.example.com")!)
+        let cell = thumbnails.url(source: product.images[0].url, preset: "list", scale: Int(UIScreen.main.scale))
+        // https://img.example.com/insecure/pr:list/dpr:3/aHR0cHM6Ly9pbWFn…: the 240 px square the list cell shows
+
+        let text = try XCTUnwrap(cell?.absoluteString)
+        XCTAssertTrue(text.hasPrefix("https://img.example.com/insecure/pr:list/dpr:3/"), text)
+        // The source in base64url, split into segments as imgproxy's builders split it.
+        XCTAssertEqual(Base64URL.decode(text.split(separator: "/").dropFirst(5).joined()), Data("https://image-host.example/1/0.jpg".utf8))
     }
 
     /// ProductPreview's article: the preview on a router of one's own, answering only with the token.
@@ -188,13 +204,11 @@ final class LibraryExampleTests: FolderTestCase {
         XCTAssertGreaterThan(links, 30)
     }
 
-    /// Each ```swift block of the README's Library section and of every DocC article, less its imports,
-    /// is in this file as shown (indented into a function body).
+    /// Each ```swift block of the README and of every DocC article, less its imports, is in this file
+    /// as shown (indented into a function body).
     func testEveryExampleShownIsOneCompiledHere() throws {
         let repository = Fixture.root.deletingLastPathComponent().deletingLastPathComponent()
-        let readme = try String(contentsOf: repository.appendingPathComponent("README.md"), encoding: .utf8)
-        let library = try XCTUnwrap(readme.range(of: "### Library\n")).upperBound
-        var texts = [("README.md", readme[library...].components(separatedBy: "\n## ")[0])]
+        var texts = [("README.md", try String(contentsOf: repository.appendingPathComponent("README.md"), encoding: .utf8))]
         let sources = repository.appendingPathComponent("Sources")
         for path in try FileManager.default.subpathsOfDirectory(atPath: sources.path) where path.contains(".docc/") && path.hasSuffix(".md") {
             texts.append((path, try String(contentsOf: sources.appendingPathComponent(path), encoding: .utf8)))
@@ -212,4 +226,10 @@ final class LibraryExampleTests: FolderTestCase {
         }
         XCTAssertGreaterThanOrEqual(examples, 8, "the README's four and the DocC articles'")
     }
+}
+
+/// UIKit's one name the README's app snippet uses, as an iPhone 15 Pro has it: this builds on Linux.
+private struct UIScreen {
+    static let main = UIScreen()
+    let scale = 3.0
 }
