@@ -66,7 +66,7 @@ public struct ThumbnailService: Sendable {
                 maxAge: configuration.maxAge,
                 signature: SignatureCheck(keys: configuration.keys, size: configuration.signatureSize),
                 sources: (local.map { [$0] } ?? []) + [remote],
-                processor: ImageProcessor(configuration),
+                planner: OutputPlanner(configuration),
                 pool: ImageWorkPool(workers: configuration.workers, queueLimit: configuration.queue),
                 memory: MemoryBudget(limit: configuration.renderMemory),
                 caches: OutputCaches(disk: disk, memory: disk != nil && configuration.memoryCache > 0 ? MemoryCache(sizeLimit: configuration.memoryCache) : nil,

@@ -233,7 +233,7 @@ final class ImgproxyOptionsTests: ServiceTestCase {
             let status = try await client.execute(uri: generous, method: .get) { $0.status }
             XCTAssertEqual(status, .contentTooLarge, "a billion pixels asked, the service's 100,000 still hold")
         }
-        allowed.limits.maxPixels = ImageProcessor.Limits().maxPixels
+        allowed.limits.maxPixels = RenderLimits().maxPixels
         try await withService(allowed) { _, client in
             let fill = try ImageHeader.read(.data(Data(buffer: try await client.execute(uri: bounded, method: .get) { $0.body })))
             XCTAssertEqual([fill.width, fill.height], [120, 80], "the whole box scaled down to 120, its shape kept")

@@ -12,7 +12,7 @@ struct ImageRequestHandler: Sendable {
     let signature: SignatureCheck
     /// Asked in turn; the first that claims a source's name resolves it.
     let sources: [any SourceKind]
-    let processor: ImageProcessor
+    let planner: OutputPlanner
     let pool: ImageWorkPool
     let caches: OutputCaches
     let metrics: ServiceMetrics
@@ -23,11 +23,11 @@ struct ImageRequestHandler: Sendable {
     private let flight = SingleFlight<EncodedImage>()
 
     init(rules: URLRules, maxAge: Int, signature: SignatureCheck, sources: [any SourceKind],
-         processor: ImageProcessor, pool: ImageWorkPool, memory: MemoryBudget, caches: OutputCaches, metrics: ServiceMetrics, fallback: FallbackImage?,
+         planner: OutputPlanner, pool: ImageWorkPool, memory: MemoryBudget, caches: OutputCaches, metrics: ServiceMetrics, fallback: FallbackImage?,
          watermark: ConfiguredWatermark? = nil, watermarkOpacity: Double = 1) {
         (self.memory, self.watermark, self.watermarkOpacity) = (memory, watermark, watermarkOpacity)
         (self.rules, self.maxAge, self.signature, self.sources) = (rules, maxAge, signature, sources)
-        (self.processor, self.pool, self.caches, self.metrics, self.fallback) = (processor, pool, caches, metrics, fallback)
+        (self.planner, self.pool, self.caches, self.metrics, self.fallback) = (planner, pool, caches, metrics, fallback)
     }
 
     /// The response, and how the caches were involved (for the access log).
@@ -57,7 +57,7 @@ struct ImageRequestHandler: Sendable {
         if rules.onlyPresets, !(info ? 0...1 : 1...1).contains(parsed.presetsNamed) {
             throw ServiceFailure(ProcessingError.presetCount(parsed.presetsNamed))
         }
-        parsed.options = processor.applyingDefaults(to: parsed.options)
+        parsed.options = planner.applyingDefaults(to: parsed.options)
         if info { return try await describe(parsed, to: request) }
         do {
             return try await answer(parsed, to: request)
@@ -77,17 +77,17 @@ struct ImageRequestHandler: Sendable {
         // 5. Format and output, settled before any work, so bad sizes are 400.
         let (format, negotiated): (OutputFormat, Bool)
         do {
-            (format, negotiated) = try processor.format(for: parsed.options, accept: request.headers[.accept], sourceHasAlpha: { () throws(ImagePipelineError) in try source.hasAlpha() })
+            (format, negotiated) = try planner.format(for: parsed.options, accept: request.headers[.accept], sourceHasAlpha: { () throws(ImagePipelineError) in try source.hasAlpha() })
         } catch {
             throw ServiceFailure(error)
         }
         var spec: RenderSpec
-        do { spec = try processor.spec(for: parsed.options, format: format) } catch { throw ServiceFailure(error) }
+        do { spec = try planner.spec(for: parsed.options, format: format) } catch { throw ServiceFailure(error) }
         // The watermark's source, resolved as any source is: its content is part of the output's.
         let mark = try await watermarkSource(for: parsed.options)
         // 6. The ETag: a matching If-None-Match is a 304 with no work.
         let fingerprint = source.fingerprint + (mark.map { "\nwatermark:\($0.identity)\n\($0.fingerprint)" } ?? "")
-        let etag = processor.etag(source: source.identity, fingerprint: fingerprint, options: parsed.options, format: format)
+        let etag = planner.etag(source: source.identity, fingerprint: fingerprint, options: parsed.options, format: format)
         var headers = HTTPAnswer.imageHeaders(etag: etag, maxAge: maxAge, negotiated: negotiated, modified: source.modified)
         if HTTPAnswer.matches(request.headers[.ifNoneMatch], etag: etag) {
             return (Response(status: .notModified, headers: headers), "revalidated")
@@ -125,7 +125,7 @@ struct ImageRequestHandler: Sendable {
             return (HTTPAnswer.body(cached.data, type: "application/json", headers: &headers, method: request.method), "hit")
         }
         metrics.cache("miss")
-        let maxPixels = processor.limits.maxPixels
+        let maxPixels = planner.limits.maxPixels
         let info = try await decoding(source, limits: parsed.options.limits, cost: { DecodeCost.bytes(header: $0, box: (ThumbHash.maxSide, ThumbHash.maxSide)) }) { image throws(ImagePipelineError) in
             try SourceInfo(image, maxPixels: maxPixels)
         }
@@ -140,11 +140,11 @@ struct ImageRequestHandler: Sendable {
     /// configured); its output is never stored under a real ETag.
     private func answer(_ parsed: ImageRequestPath, to request: Request, with fallback: FallbackImage,
                         instead failure: ServiceFailure) async throws(ServiceFailure) -> (Response, String) {
-        let (format, negotiated) = processor.format(for: parsed.options, accept: request.headers[.accept], sourceHasAlpha: fallback.hasAlpha)
+        let (format, negotiated) = planner.format(for: parsed.options, accept: request.headers[.accept], sourceHasAlpha: fallback.hasAlpha)
         var spec: RenderSpec
-        do { spec = try processor.spec(for: parsed.options, format: format) } catch { throw ServiceFailure(error) }
+        do { spec = try planner.spec(for: parsed.options, format: format) } catch { throw ServiceFailure(error) }
         if let mark = try await watermarkSource(for: parsed.options) { spec.watermark = try await watermark(parsed.options, from: mark) }
-        let key = "fallback " + processor.etag(source: "", fingerprint: fallback.digest, options: parsed.options, format: format)
+        let key = "fallback " + planner.etag(source: "", fingerprint: fallback.digest, options: parsed.options, format: format)
         let output = try await render(spec, options: parsed.options, source: fallback.source, etag: key)
         var headers = fallback.headers(negotiated: negotiated)
         disposition(parsed, fileExtension: output.format.fileExtension, &headers)
@@ -187,12 +187,12 @@ struct ImageRequestHandler: Sendable {
     /// the pixel limit) and sent only when every part of the file is one that shows pixels
     /// (`EncodedImage.unprocessed`); otherwise 422, naming the part found and what to ask for instead.
     private func unprocessed(_ parsed: ImageRequestPath, source: any ResolvedSource, to request: Request) async throws(ServiceFailure) -> (Response, String) {
-        let etag = processor.etag(source: source.identity, fingerprint: source.fingerprint, options: parsed.options, format: .jpeg)
+        let etag = planner.etag(source: source.identity, fingerprint: source.fingerprint, options: parsed.options, format: .jpeg)
         var headers = HTTPAnswer.imageHeaders(etag: etag, maxAge: maxAge, negotiated: false, modified: source.modified)
         if HTTPAnswer.matches(request.headers[.ifNoneMatch], etag: etag) {
             return (Response(status: .notModified, headers: headers), "revalidated")
         }
-        let maxPixels = processor.maxPixels(parsed.options.limits)
+        let maxPixels = planner.maxPixels(parsed.options.limits)
         let unprocessed = try await decoding(source, limits: parsed.options.limits, cost: { _ in 0 }) { image throws(ImagePipelineError) in
             try EncodedImage.unprocessed(image, maxPixels: maxPixels)
         }
@@ -217,7 +217,7 @@ struct ImageRequestHandler: Sendable {
     }
 
     private func render(_ spec: RenderSpec, options: ProcessingOptions, source: any ResolvedSource, etag: String) async throws(ServiceFailure) -> EncodedImage {
-        let (maxPixels, draft) = (processor.maxPixels(options.limits), processor.limits.draftDecode)
+        let (maxPixels, draft) = (planner.maxPixels(options.limits), planner.limits.draftDecode)
         let skip = options.skipProcessing.contains(spec.format)
         do {
             return try await flight.run(etag) { [self] in
@@ -258,7 +258,7 @@ struct ImageRequestHandler: Sendable {
         await memory.acquire(cost)
         let result: Result<T, ImagePipelineError>
         do {
-            result = .success(try await pool.run(timeout: processor.limits.renderTimeout) { () throws(ImagePipelineError) in
+            result = .success(try await pool.run(timeout: planner.limits.renderTimeout) { () throws(ImagePipelineError) in
                 try withExtendedLifetime(bytes.held) { () throws(ImagePipelineError) in try work(bytes.image) }
             })
         } catch {
@@ -278,8 +278,8 @@ struct ImageRequestHandler: Sendable {
     private func admissible(_ bytes: SourceBytes, limits request: ProcessingOptions.RequestLimits, cost: (ImageHeader) -> Int) throws(ServiceFailure) -> Int {
         let header: ImageHeader
         do { header = try ImageHeader.read(bytes.image) } catch { throw ServiceFailure(error) }
-        let limits = processor.limits
-        let (maxPixels, frameLimit) = (processor.maxPixels(request), processor.maxFramePixels(request))
+        let limits = planner.limits
+        let (maxPixels, frameLimit) = (planner.maxPixels(request), planner.maxFramePixels(request))
         guard header.pixelCount <= maxPixels else {
             throw ServiceFailure(.tooManyPixels(width: header.width, height: header.height, limit: maxPixels))
         }

@@ -75,7 +75,7 @@ public struct ServiceConfiguration: Sendable {
     /// `limits.maxRenderMemory`, so any render admitted alone fits.
     public var renderMemory = 512 << 20
     public var queue = 64
-    public var limits = ImageProcessor.Limits()
+    public var limits = RenderLimits()
     /// More presets, `name: options`, beside the standard ones.
     public var presets: [String: String] = [:]
 

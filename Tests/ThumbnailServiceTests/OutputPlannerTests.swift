@@ -7,7 +7,7 @@ import ImagePipeline
 /// The image side of the thumbnail service: sources under a root and nowhere else, the format a
 /// client gets, ETags that change exactly when the bytes would, and one processing per output
 /// however many ask at once.
-final class ImageProcessorTests: FolderTestCase {
+final class OutputPlannerTests: FolderTestCase {
     func testLocalSourcesResolveInsideTheRootOnly() throws {
         try copy("photos/DSCN0010.jpg", to: "sku 1/a.jpg")
         try Data("secret".utf8).write(to: URL(fileURLWithPath: root + "/outside.txt"))
@@ -46,12 +46,12 @@ final class ImageProcessorTests: FolderTestCase {
         let resolvedElsewhere: Set<String> = ["config", "key", "salt", "key-file"]
         XCTAssertEqual(Set(ServiceSetting.all.map(\.name)).subtracting(resolvedElsewhere), Set(samples.keys), "a sample value for every setting")
         func tags(_ configuration: ServiceConfiguration) -> [String] {
-            let processor = ImageProcessor(configuration)
+            let planner = OutputPlanner(configuration)
             return OutputFormat.allCases.map {
-                processor.etag(source: "local:///a.jpg", fingerprint: "f", options: processor.applyingDefaults(to: ProcessingOptions()), format: $0)
+                planner.etag(source: "local:///a.jpg", fingerprint: "f", options: planner.applyingDefaults(to: ProcessingOptions()), format: $0)
             }
         }
-        func fields(_ limits: ImageProcessor.Limits) -> [String: String] {
+        func fields(_ limits: RenderLimits) -> [String: String] {
             Dictionary(uniqueKeysWithValues: Mirror(reflecting: limits).children.map { ($0.label ?? "", "\($0.value)") })
         }
         let base = ServiceConfiguration()
@@ -67,29 +67,29 @@ final class ImageProcessorTests: FolderTestCase {
     }
 
     func testTheFormatFollowsTheURLThenAcceptThenTransparency() {
-        let processor = ImageProcessor()
+        let planner = OutputPlanner()
         var options = ProcessingOptions()
-        XCTAssertEqual(processor.format(for: options, accept: "image/avif,image/webp,*/*", sourceHasAlpha: false).format, .webp)
-        XCTAssertEqual(processor.format(for: options, accept: "image/webp;q=0, image/jpeg", sourceHasAlpha: false).format, .jpeg)
+        XCTAssertEqual(planner.format(for: options, accept: "image/avif,image/webp,*/*", sourceHasAlpha: false).format, .webp)
+        XCTAssertEqual(planner.format(for: options, accept: "image/webp;q=0, image/jpeg", sourceHasAlpha: false).format, .jpeg)
         for refusal in ["image/webp ; q = 0", "image/webp;Q=0.000", "image/webp; level=1; q=0", "IMAGE/WEBP;q=0"] {
-            XCTAssertEqual(processor.format(for: options, accept: refusal + ", image/jpeg", sourceHasAlpha: false).format, .jpeg, refusal)
+            XCTAssertEqual(planner.format(for: options, accept: refusal + ", image/jpeg", sourceHasAlpha: false).format, .jpeg, refusal)
         }
-        XCTAssertEqual(processor.format(for: options, accept: "image/webp ; q = 0.5", sourceHasAlpha: false).format, .webp)
+        XCTAssertEqual(planner.format(for: options, accept: "image/webp ; q = 0.5", sourceHasAlpha: false).format, .webp)
         var configuration = ServiceConfiguration()
         (configuration.limits.autoJXL, configuration.limits.autoAVIF) = (true, true)
-        let both = ImageProcessor(configuration)
+        let both = OutputPlanner(configuration)
         XCTAssertEqual(both.format(for: options, accept: "image/webp,image/avif,image/jxl", sourceHasAlpha: false).format, .jxl, "JPEG XL first")
         XCTAssertEqual(both.format(for: options, accept: "image/jxl;q=0,image/avif", sourceHasAlpha: false).format, .avif)
-        XCTAssertEqual(processor.format(for: options, accept: "image/jxl,image/webp", sourceHasAlpha: false).format, .webp, "only with autoJXL")
-        XCTAssertEqual(processor.format(for: options, accept: nil, sourceHasAlpha: true).format, .png)
+        XCTAssertEqual(planner.format(for: options, accept: "image/jxl,image/webp", sourceHasAlpha: false).format, .webp, "only with autoJXL")
+        XCTAssertEqual(planner.format(for: options, accept: nil, sourceHasAlpha: true).format, .png)
         options.maxBytes = 20_000
-        XCTAssertEqual(processor.format(for: options, accept: nil, sourceHasAlpha: true).format, .jpeg, "a budget needs a quality to lower")
+        XCTAssertEqual(planner.format(for: options, accept: nil, sourceHasAlpha: true).format, .jpeg, "a budget needs a quality to lower")
         options.maxBytes = nil
         options.autoquality = .init(maxBytes: 20_000, qualities: 70...80)
-        XCTAssertEqual(processor.format(for: options, accept: nil, sourceHasAlpha: true).format, .jpeg, "so does aq:size")
+        XCTAssertEqual(planner.format(for: options, accept: nil, sourceHasAlpha: true).format, .jpeg, "so does aq:size")
         options.format = .png
-        XCTAssertEqual(processor.format(for: options, accept: "image/webp", sourceHasAlpha: false).format, .png)
-        XCTAssertFalse(processor.format(for: options, accept: "image/webp", sourceHasAlpha: false).negotiated)
+        XCTAssertEqual(planner.format(for: options, accept: "image/webp", sourceHasAlpha: false).format, .png)
+        XCTAssertFalse(planner.format(for: options, accept: "image/webp", sourceHasAlpha: false).negotiated)
     }
 
     /// Twenty identical requests at once: one processing, twenty identical answers. The work waits

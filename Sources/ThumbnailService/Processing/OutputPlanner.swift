@@ -1,56 +1,11 @@
 import Foundation
 import ImagePipeline
 
-/// The image side of the thumbnail service: for one request and its source, the format (negotiated),
-/// the output spec within the service's limits, and an ETag that names exactly those bytes. Decoding and encoding go
-/// through the same `ImageRenderer` as folder thumbnails, with the same limits as `prepare`.
-public struct ImageProcessor: Sendable {
-    public struct Limits: Sendable {
-        /// Quality when the URL gives none.
-        public var defaultQuality = 80
-        /// A format's quality when the URL gives none, instead of `defaultQuality` (`--format-quality`,
-        /// imgproxy's `IMGPROXY_FORMAT_QUALITY`, and its defaults): AVIF's and JPEG XL's scales reach
-        /// JPEG's look at lower numbers.
-        public var formatQuality: [OutputFormat: Int] = [.avif: 63, .jxl: 77]
-        /// No output side is larger, whatever the URL asks (`--max-output-edge`).
-        public var maxOutputEdge = 4096
-        /// Sources with more pixels are refused from their header (`--max-pixels`).
-        public var maxPixels = PrepareOptions().maxPixels
-        /// A render whose estimated memory (`DecodeCost`, from the header) is larger is refused, 413
-        /// (`--max-render-memory`): well under a 1 GB unit, whatever the file's format.
-        public var maxRenderMemory = 256 << 20
-        /// A render still running this long after a worker took it up is stopped and answered 503
-        /// (`--render-timeout`, imgproxy's `IMGPROXY_TIMEOUT`); nil for none.
-        public var renderTimeout: Duration? = .seconds(10)
-        /// Frames of an animated GIF or WebP kept in a WebP output (`--max-animation-frames`, imgproxy's
-        /// `IMGPROXY_MAX_ANIMATION_FRAMES`, whose default of 1 makes every output a still).
-        public var maxAnimationFrames = 1
-        /// An animated source whose frames have more pixels is refused (`--max-animation-frame-resolution`); nil: no limit but `maxPixels`.
-        public var maxAnimationFramePixels: Int?
-        /// The quality choice of URLs that make none (no `aq`, `q` or `fq`): `--auto-quality`, e.g.
-        /// `ssimulacra2:80` (off by default). Part of their options, so of their ETags.
-        public var autoQuality: ProcessingOptions.Autoquality?
-        /// Outputs with more pixels are not scored for a perceptual `aq` but encoded at the quality
-        /// they would have without it (`--auto-quality-max-resolution`, imgproxy's
-        /// `IMGPROXY_AUTOQUALITY_MAX_RESOLUTION`, whose default is no limit): scoring holds about
-        /// 112 bytes and costs 2–7 renders' CPU a pixel, so one megapixel (the list and grid sizes
-        /// at 3×, with room) keeps a scored render within `maxRenderMemory`. nil: any size.
-        public var autoQualityMaxPixels: Int? = 1_000_000
-        /// JPEGs decoded straight to the output's scale (`--fast-decode`; see `DecodedImage.decode`).
-        public var draftDecode = false
-        /// AVIF for clients whose `Accept` lists it, before WebP (`--auto-avif`, imgproxy's
-        /// `IMGPROXY_AUTO_AVIF`): smaller still, at more encode time.
-        public var autoAVIF = false
-        /// JPEG XL for clients whose `Accept` lists it (`--auto-jxl`, imgproxy's `IMGPROXY_AUTO_JXL`;
-        /// Safari 17 and iOS 17 send it), before AVIF and WebP.
-        public var autoJXL = false
-        /// Progressive JPEGs (`--baseline-jpeg` off) and the AVIF and JPEG XL efforts.
-        public var encoder = EncoderSettings()
-
-        public init() {}
-    }
-
-    public let limits: Limits
+/// What one request's output will be, decided before any pixel work: its format (negotiated), its
+/// render spec within the service's limits, and an ETag that names exactly those bytes. The render
+/// itself is `ImageRenderer`'s, as for folder thumbnails, with the same limits as `prepare`.
+public struct OutputPlanner: Sendable {
+    public let limits: RenderLimits
     /// The service's settings that change output bytes, as they are set (`ServiceSetting.OutputEffect.inETag`):
     /// part of every ETag.
     let outputSettings: [String]
@@ -107,7 +62,7 @@ public struct ImageProcessor: Sendable {
         return format(for: options, accept: accept, sourceHasAlpha: try sourceHasAlpha())
     }
 
-    /// What the renderer makes for these options in `format`, within this processor's limits.
+    /// What the renderer makes for these options in `format`, within this planner's limits.
     public func spec(for options: ProcessingOptions, format: OutputFormat) throws(ProcessingError) -> RenderSpec {
         var spec = try options.spec(format: format, defaultQuality: defaultQuality(for: format), maxOutputEdge: limits.maxOutputEdge)
         spec.encoder = limits.encoder
