@@ -56,7 +56,7 @@ final class DeployTests: FolderTestCase {
         process.standardError = FileHandle.nullDevice
         try process.run()
         addTeardownBlock {
-            await process.terminate()
+            process.terminate()
             process.waitUntilExit()
         }
         return (port, process)
