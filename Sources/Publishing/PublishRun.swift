@@ -5,7 +5,7 @@ import MarketUploader
 /// Brings one server in line with a products folder, for `publish` and `preview` alike: plans a step per folder from what the folder
 /// holds and what the ledger says was sent, then applies the steps. The ledger is saved after every
 /// request that changed the server, so a crash at any moment leaves it true.
-public struct PublishRun {
+public struct PublishRun: Sendable {
     public let productsFolder: String
     public let server: URL
     public let client: OpenMarketClient
@@ -47,9 +47,12 @@ public struct PublishRun {
     /// The steps for `folders` (paths), then one for each listing whose folder is gone. Unanswered
     /// registers are looked up first (except in a dry run), so the plan starts from what is true.
     public mutating func plan(folders: [String]) async throws -> [PublishStep] {
+        let present = Set(folders.map { ($0 as NSString).lastPathComponent })
+        for (folder, id) in adoptions.sorted(by: { $0.key < $1.key }) where !present.contains(folder) {
+            throw PublishingError.noFolderToAdopt(folder: folder, productID: id)
+        }
         var steps: [PublishStep] = []
         for folder in folders { steps += try await plan(folder: folder) }
-        let present = Set(folders.map { ($0 as NSString).lastPathComponent })
         for (name, entry) in ledger.entries(on: server) where !present.contains(name) {
             guard let id = entry.productID, entry.state == .registered else { continue }
             steps.append(deleteOrphans
@@ -209,9 +212,10 @@ public struct PublishRun {
     // MARK: Applying
 
     /// Carries out `step`, records what the server accepted, and returns the step with its result.
+    /// A dry run carries out nothing.
     public mutating func apply(_ step: PublishStep) async -> PublishStep {
         var step = step
-        guard step.result == .planned else { return step }
+        guard step.result == .planned, !dryRun else { return step }
         do {
             switch step.action {
             case .register:
