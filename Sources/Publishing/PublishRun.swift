@@ -204,9 +204,7 @@ public struct PublishRun: Sendable {
     }
 
     private mutating func record(_ name: String, listing: ProductResponse, sent: ListingSnapshot?, replaces: Int?) throws {
-        ledger.entries[PublishLedger.key(server: server, folder: name)] = .init(state: .registered, productID: listing.id, at: Date(), sent: sent,
-                                                                                  vendorID: listing.vendorID, replaces: replaces)
-        try ledger.save(to: productsFolder)
+        try write(name, .init(state: .registered, productID: listing.id, at: Date(), sent: sent, vendorID: listing.vendorID, replaces: replaces))
     }
 
     // MARK: Applying
@@ -238,8 +236,7 @@ public struct PublishRun: Sendable {
             case .deleteOrphan:
                 guard let id = step.productID else { return step }
                 try await deleteListing(id)
-                ledger.entries[key(step.folder)] = nil
-                try ledger.save(to: productsFolder)
+                try write(step.folder, nil)
             case .adopt, .blocked, .pending, .orphaned:
                 return step
             }
@@ -255,17 +252,15 @@ public struct PublishRun: Sendable {
     /// an unanswered request stays pending for the next run to look up.
     private mutating func register(_ folder: String, _ payload: PublishStep.Payload?, replacing: Int?, into step: inout PublishStep) async throws {
         guard let payload else { return }
-        let key = key(folder), previous = ledger.entries[key]
+        let previous = ledger.entries[key(folder)]
         let known = ledger.knownIDs(on: server)
-        ledger.entries[key] = .init(state: .pending, at: Date(), sent: payload.snapshot, replaces: replacing)
-        try ledger.save(to: productsFolder)
+        try write(folder, .init(state: .pending, at: Date(), sent: payload.snapshot, replaces: replacing))
         let product: ProductResponse
         do {
             product = try await client.register(payload.snapshot.fields, images: payload.images, credentials: credentials)
         } catch {
             guard error.mayHaveBeenActedOn else {
-                ledger.entries[key] = previous
-                try ledger.save(to: productsFolder)
+                try write(folder, previous)
                 throw error
             }
             throw PublishingError.mayHaveBeenListed(error)
@@ -274,9 +269,8 @@ public struct PublishRun: Sendable {
         guard !known.contains(product.id) else {
             throw PublishingError.mayHaveBeenListed(.invalidResponse("the server answered product id \(product.id), which is already recorded for another listing"))
         }
-        ledger.entries[key] = .init(state: .registered, productID: product.id, at: Date(), sent: payload.snapshot,
-                                    vendorID: product.vendorID, replaces: replacing)
-        try ledger.save(to: productsFolder)
+        try write(folder, .init(state: .registered, productID: product.id, at: Date(), sent: payload.snapshot, vendorID: product.vendorID,
+                                replaces: replacing))
         step.productID = product.id
     }
 
@@ -295,10 +289,15 @@ public struct PublishRun: Sendable {
     }
 
     private mutating func record(_ folder: String, _ update: (inout PublishLedger.Entry) -> Void) throws {
-        let key = key(folder)
-        guard var entry = ledger.entries[key] else { return }
+        guard var entry = ledger.entries[key(folder)] else { return }
         update(&entry)
-        ledger.entries[key] = entry
+        try write(folder, entry)
+    }
+
+    /// Sets `folder`'s entry (nil forgets it) and saves the record: the one place the record is
+    /// written, each time before the next request, so a crash at any moment leaves it true.
+    private mutating func write(_ folder: String, _ entry: PublishLedger.Entry?) throws {
+        ledger.entries[key(folder)] = entry
         try ledger.save(to: productsFolder)
     }
 
