@@ -65,8 +65,7 @@ public struct PublishRun: Sendable {
     private mutating func plan(folder: String) async throws -> [PublishStep] {
         let name = (folder as NSString).lastPathComponent
         let key = PublishLedger.key(server: server, folder: folder)
-        let check = ProductCheck(folder: folder, photos: photos, dialect: dialect, rules: client.requests.rules,
-                                 leniency: .init(allowOddShapes: allowOddShapes, strictLooks: strictLooks), describe: describe, onPhotoEvent: onPhotoEvent)
+        let check = await check(folder)
         let lookalikes = check.lookalikes(among: looksSoFar)
         looksSoFar.append((name, check.looks))
         guard check.problems.isEmpty, let draft = check.draft else {
@@ -107,6 +106,20 @@ public struct PublishRun: Sendable {
         if let gone { steps[steps.count - 1].detail = "product \(gone) is gone from the server: register again, " + steps[steps.count - 1].detail }
         steps[steps.count - 1].warnings = photoWarnings + steps[steps.count - 1].warnings
         return steps
+    }
+
+    /// `folder` checked whole, its photos prepared. Preparing blocks while libvips works on its own
+    /// threads, so it runs on a thread of its own too: it never holds one of the few threads tasks
+    /// share (a server in the same process, or another run, would wait for it).
+    private func check(_ folder: String) async -> ProductCheck {
+        let (photos, dialect, rules, describe, onPhotoEvent) = (photos, dialect, client.requests.rules, describe, onPhotoEvent)
+        let leniency = ProductCheck.Leniency(allowOddShapes: allowOddShapes, strictLooks: strictLooks)
+        return await withCheckedContinuation { continuation in
+            DispatchQueue.global().async {
+                continuation.resume(returning: ProductCheck(folder: folder, photos: photos, dialect: dialect, rules: rules, leniency: leniency,
+                                                            describe: describe, onPhotoEvent: onPhotoEvent))
+            }
+        }
     }
 
     /// Whether a recorded listing no longer exists: the server answers 404 for it. Not asked in a dry
