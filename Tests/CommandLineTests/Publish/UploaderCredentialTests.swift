@@ -6,7 +6,7 @@ import XCTest
 /// Credentials as a seller gives them: the environment, a file only its owner can read, or a flag
 /// (warned about). Missing ones are a usage error of the command run, a dry run shows placeholders
 /// instead, and no secret is printed unless asked for.
-final class CredentialCommandTests: CommandLineTestCase {
+final class UploaderCredentialTests: CommandLineTestCase {
     func testCredentialsComeFromTheEnvironmentAFileOrAFlagAndAreNeverShown() async throws {
         _ = try await startServer(.openmarket)
         let folder = try productFolder("mug", photos: ["photos/DSCN0010.jpg"])

@@ -5,7 +5,7 @@ import XCTest
 
 /// The libraries say what happened; the command line adds what to do in its own flags, exits 1 for
 /// a failure and 2 for a usage error, and prints no "done" line for what was not done.
-final class ServerErrorAdviceTests: CommandLineTestCase {
+final class UploaderErrorAdviceTests: CommandLineTestCase {
     func testErrorsSayWhichFlagFixesThem() async throws {
         let client = try await startServer(.openmarket)
         let other = try OpenMarketTestServer(dialect: .openmarket)

@@ -7,7 +7,7 @@ import XCTest
 /// it, `--json`, the flags that pick products, bad items named on stderr with exit status 1, the
 /// question before deleting, and the publish record told what was deleted. What the commands do is
 /// tested in process (`ProductQueryTests`, `ProductSubmissionTests`, `ListingDeletionTests`).
-final class CatalogueCommandTests: CommandLineTestCase {
+final class UploaderCatalogueTests: CommandLineTestCase {
     private func json(_ result: CommandLineTool.Result) throws -> [String: Any] {
         try XCTUnwrap(try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any], result.stdout + result.stderr)
     }
