@@ -27,7 +27,7 @@ class PublishingTestCase: ProductFoldersTestCase {
     /// The plan for the products folder.
     func plan(_ configure: (inout PublishRun) -> Void = { _ in }) async throws -> [PublishStep] {
         var run = try publishRun(configure)
-        return try await run.plan(folders: ProductsFolder(products).productFolders)
+        return Self.withoutSecrets(try await run.plan(folders: ProductsFolder(products).productFolders))
     }
 
     /// The plan for the products folder, each step applied in turn: the steps as they ended.
@@ -35,6 +35,12 @@ class PublishingTestCase: ProductFoldersTestCase {
         var run = try publishRun(configure)
         var steps = try await run.plan(folders: ProductsFolder(products).productFolders)
         for index in steps.indices { steps[index] = await run.apply(steps[index]) }
+        return Self.withoutSecrets(steps)
+    }
+
+    /// `steps`, checked for the secrets: what a step says is what `publish` prints.
+    private static func withoutSecrets(_ steps: [PublishStep]) -> [PublishStep] {
+        for step in steps { TestSecrets.assertAbsent(in: ([step.detail, step.error ?? ""] + step.warnings).joined(separator: "\n"), "step \(step.folder)") }
         return steps
     }
 
