@@ -21,15 +21,13 @@ public struct PreparedPhotos: Sendable {
     }
 
     /// Each photo that could not be prepared: `IMG_3.jpg: <why>`.
-    public var failures: [String] {
-        report.failed.map { "\(($0.source as NSString).lastPathComponent): \($0.cause?.description ?? $0.error)" }
-    }
+    public var failures: [String] { report.failed.map(\.named) }
 
     /// The prepared files as upload parts, each read once; nothing when a photo failed or the run
     /// stopped, since an upload must carry the whole set.
     public func uploads() throws -> [UploadImage] {
-        if let cause = report.stopCause { throw PublishingError.preparationStopped(cause.description) }
-        guard report.succeeded else { throw PublishingError.photosFailed(failures) }
+        if let cause = report.stopCause { throw PublishingError.preparationStopped(cause, failures: report.failed) }
+        guard report.succeeded else { throw PublishingError.photosFailed(report.failed) }
         return try outputs.map { try UploadImage(file: URL(fileURLWithPath: path(of: $0)), filename: ($0.output as NSString).lastPathComponent) }
     }
 }

@@ -7,7 +7,7 @@ import MarketUploader
 /// A register is written as *pending*, with what it carries, before the request leaves, and becomes
 /// *registered* once the server answers; after a crash a rerun knows which products may already exist
 /// and looks them up instead of listing one twice.
-public struct PublishLedger: Codable {
+public struct PublishLedger: Codable, Sendable {
     public static let fileName = ".openmarket-published.json"
 
     public struct Entry: Codable, Equatable, Sendable {

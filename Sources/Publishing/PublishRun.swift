@@ -5,7 +5,7 @@ import MarketUploader
 /// Brings one server in line with a products folder, for `publish` and `preview` alike: plans a step per folder from what the folder
 /// holds and what the ledger says was sent, then applies the steps. The ledger is saved after every
 /// request that changed the server, so a crash at any moment leaves it true.
-public struct PublishRun {
+public struct PublishRun: Sendable {
     public let productsFolder: String
     public let server: URL
     public let client: OpenMarketClient
@@ -47,9 +47,12 @@ public struct PublishRun {
     /// The steps for `folders` (paths), then one for each listing whose folder is gone. Unanswered
     /// registers are looked up first (except in a dry run), so the plan starts from what is true.
     public mutating func plan(folders: [String]) async throws -> [PublishStep] {
+        let present = Set(folders.map { ($0 as NSString).lastPathComponent })
+        for (folder, id) in adoptions.sorted(by: { $0.key < $1.key }) where !present.contains(folder) {
+            throw PublishingError.noFolderToAdopt(folder: folder, productID: id)
+        }
         var steps: [PublishStep] = []
         for folder in folders { steps += try await plan(folder: folder) }
-        let present = Set(folders.map { ($0 as NSString).lastPathComponent })
         for (name, entry) in ledger.entries(on: server) where !present.contains(name) {
             guard let id = entry.productID, entry.state == .registered else { continue }
             steps.append(deleteOrphans
@@ -62,8 +65,7 @@ public struct PublishRun {
     private mutating func plan(folder: String) async throws -> [PublishStep] {
         let name = (folder as NSString).lastPathComponent
         let key = PublishLedger.key(server: server, folder: folder)
-        let check = ProductCheck(folder: folder, photos: photos, dialect: dialect, rules: client.requests.rules,
-                                 leniency: .init(allowOddShapes: allowOddShapes, strictLooks: strictLooks), describe: describe, onPhotoEvent: onPhotoEvent)
+        let check = await check(folder)
         let lookalikes = check.lookalikes(among: looksSoFar)
         looksSoFar.append((name, check.looks))
         guard check.problems.isEmpty, let draft = check.draft else {
@@ -104,6 +106,20 @@ public struct PublishRun {
         if let gone { steps[steps.count - 1].detail = "product \(gone) is gone from the server: register again, " + steps[steps.count - 1].detail }
         steps[steps.count - 1].warnings = photoWarnings + steps[steps.count - 1].warnings
         return steps
+    }
+
+    /// `folder` checked whole, its photos prepared. Preparing blocks while libvips works on its own
+    /// threads, so it runs on a thread of its own too: it never holds one of the few threads tasks
+    /// share (a server in the same process, or another run, would wait for it).
+    private func check(_ folder: String) async -> ProductCheck {
+        let (photos, dialect, rules, describe, onPhotoEvent) = (photos, dialect, client.requests.rules, describe, onPhotoEvent)
+        let leniency = ProductCheck.Leniency(allowOddShapes: allowOddShapes, strictLooks: strictLooks)
+        return await withCheckedContinuation { continuation in
+            DispatchQueue.global().async {
+                continuation.resume(returning: ProductCheck(folder: folder, photos: photos, dialect: dialect, rules: rules, leniency: leniency,
+                                                            describe: describe, onPhotoEvent: onPhotoEvent))
+            }
+        }
     }
 
     /// Whether a recorded listing no longer exists: the server answers 404 for it. Not asked in a dry
@@ -201,17 +217,16 @@ public struct PublishRun {
     }
 
     private mutating func record(_ name: String, listing: ProductResponse, sent: ListingSnapshot?, replaces: Int?) throws {
-        ledger.entries[PublishLedger.key(server: server, folder: name)] = .init(state: .registered, productID: listing.id, at: Date(), sent: sent,
-                                                                                  vendorID: listing.vendorID, replaces: replaces)
-        try ledger.save(to: productsFolder)
+        try write(name, .init(state: .registered, productID: listing.id, at: Date(), sent: sent, vendorID: listing.vendorID, replaces: replaces))
     }
 
     // MARK: Applying
 
     /// Carries out `step`, records what the server accepted, and returns the step with its result.
+    /// A dry run carries out nothing.
     public mutating func apply(_ step: PublishStep) async -> PublishStep {
         var step = step
-        guard step.result == .planned else { return step }
+        guard step.result == .planned, !dryRun else { return step }
         do {
             switch step.action {
             case .register:
@@ -234,8 +249,7 @@ public struct PublishRun {
             case .deleteOrphan:
                 guard let id = step.productID else { return step }
                 try await deleteListing(id)
-                ledger.entries[key(step.folder)] = nil
-                try ledger.save(to: productsFolder)
+                try write(step.folder, nil)
             case .adopt, .blocked, .pending, .orphaned:
                 return step
             }
@@ -251,17 +265,15 @@ public struct PublishRun {
     /// an unanswered request stays pending for the next run to look up.
     private mutating func register(_ folder: String, _ payload: PublishStep.Payload?, replacing: Int?, into step: inout PublishStep) async throws {
         guard let payload else { return }
-        let key = key(folder), previous = ledger.entries[key]
+        let previous = ledger.entries[key(folder)]
         let known = ledger.knownIDs(on: server)
-        ledger.entries[key] = .init(state: .pending, at: Date(), sent: payload.snapshot, replaces: replacing)
-        try ledger.save(to: productsFolder)
+        try write(folder, .init(state: .pending, at: Date(), sent: payload.snapshot, replaces: replacing))
         let product: ProductResponse
         do {
             product = try await client.register(payload.snapshot.fields, images: payload.images, credentials: credentials)
         } catch {
             guard error.mayHaveBeenActedOn else {
-                ledger.entries[key] = previous
-                try ledger.save(to: productsFolder)
+                try write(folder, previous)
                 throw error
             }
             throw PublishingError.mayHaveBeenListed(error)
@@ -270,9 +282,8 @@ public struct PublishRun {
         guard !known.contains(product.id) else {
             throw PublishingError.mayHaveBeenListed(.invalidResponse("the server answered product id \(product.id), which is already recorded for another listing"))
         }
-        ledger.entries[key] = .init(state: .registered, productID: product.id, at: Date(), sent: payload.snapshot,
-                                    vendorID: product.vendorID, replaces: replacing)
-        try ledger.save(to: productsFolder)
+        try write(folder, .init(state: .registered, productID: product.id, at: Date(), sent: payload.snapshot, vendorID: product.vendorID,
+                                replaces: replacing))
         step.productID = product.id
     }
 
@@ -291,10 +302,15 @@ public struct PublishRun {
     }
 
     private mutating func record(_ folder: String, _ update: (inout PublishLedger.Entry) -> Void) throws {
-        let key = key(folder)
-        guard var entry = ledger.entries[key] else { return }
+        guard var entry = ledger.entries[key(folder)] else { return }
         update(&entry)
-        ledger.entries[key] = entry
+        try write(folder, entry)
+    }
+
+    /// Sets `folder`'s entry (nil forgets it) and saves the record: the one place the record is
+    /// written, each time before the next request, so a crash at any moment leaves it true.
+    private mutating func write(_ folder: String, _ entry: PublishLedger.Entry?) throws {
+        ledger.entries[key(folder)] = entry
         try ledger.save(to: productsFolder)
     }
 

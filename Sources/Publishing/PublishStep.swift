@@ -3,13 +3,13 @@ import MarketUploader
 
 /// One line of a publish plan: what is to be done to one listing and why, and after applying, how
 /// it went. A folder has one step, or two when a replaced listing is still to be deleted.
-public struct PublishStep: Encodable {
-    public enum Action: String, Encodable {
+public struct PublishStep: Encodable, Sendable {
+    public enum Action: String, Encodable, Sendable {
         case register, edit, recreate, adopt, unchanged, blocked, pending, orphaned
         case replaceImages = "replace-images", deleteReplaced = "delete-replaced", deleteOrphan = "delete-orphan"
     }
 
-    public enum Result: String, Encodable { case planned, done, failed }
+    public enum Result: String, Encodable, Sendable { case planned, done, failed }
 
     /// The product folder's name (its key in the ledger).
     public var folder: String
@@ -24,7 +24,7 @@ public struct PublishStep: Encodable {
     /// What applying needs; not part of the plan's JSON.
     public var payload: Payload?
 
-    public struct Payload {
+    public struct Payload: Sendable {
         public var snapshot: ListingSnapshot
         public var images: [UploadImage]
         public var change = ProductChange()

@@ -1,4 +1,5 @@
 import Foundation
+import ImagePipeline
 import MarketUploader
 
 /// What can stop publishing a product folder, as data: the command line words each in terms of its
@@ -10,23 +11,33 @@ public enum PublishingError: Error, Sendable, Equatable, CustomStringConvertible
     /// Fields a product needs that neither `product.json` (at `productFile`, if the folder has one)
     /// nor the caller gave.
     case missingFields([String], productFile: String?)
-    /// Photos that could not be prepared, each named with its reason; nothing was sent.
-    case photosFailed([String])
-    /// Preparing stopped before the end (the cache's disk is full, say); nothing was sent.
-    case preparationStopped(String)
+    /// Photos that could not be prepared, each with its reason; nothing was sent.
+    case photosFailed([Manifest.Failure])
+    /// Preparing stopped before the end (the cache's disk is full, say), after `failures`; nothing
+    /// was sent.
+    case preparationStopped(ImagePipelineError, failures: [Manifest.Failure])
     /// A register went unanswered in a way that may have listed the product: it is pending, and the
     /// next run looks it up before sending it again.
     case mayHaveBeenListed(OpenMarketError)
+    /// A listing was named as a product folder's that is not among the folders published.
+    case noFolderToAdopt(folder: String, productID: Int)
 
     public var description: String {
         switch self {
         case .productFile(let path, let problems): problems.map { "\(path): \($0)" }.joined(separator: "\n")
         case .missingFields(let names, let file):
             "a product needs \(names.joined(separator: ", "))" + (file.map { ": set \(names.map { "\"\($0)\"" }.joined(separator: ", ")) in \($0)" } ?? "")
-        case .photosFailed(let failures): "\(NumberText.count(failures.count, "photo")) could not be prepared (\(failures.joined(separator: "; "))); nothing was sent"
-        case .preparationStopped(let cause): "\(cause); nothing was sent"
+        case .photosFailed(let failures):
+            "\(NumberText.count(failures.count, "photo")) could not be prepared (\(failures.map(\.named).joined(separator: "; "))); nothing was sent"
+        case .preparationStopped(let cause, _): "\(cause.description); nothing was sent"
         case .mayHaveBeenListed(let error):
             "\(error.summary); the server may have listed it, so it is pending: the next run looks for the listing before sending anything again"
+        case .noFolderToAdopt(let folder, let id): "product \(id) was named as the listing of \(folder), and there is no product folder \(folder)"
         }
     }
+}
+
+extension Manifest.Failure {
+    /// `IMG_3.jpg: <why>`: the photo by its file name, as its product folder's own.
+    var named: String { "\((source as NSString).lastPathComponent): \(cause?.description ?? error)" }
 }

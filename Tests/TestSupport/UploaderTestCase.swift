@@ -15,7 +15,12 @@ open class UploaderTestCase: XCTestCase {
         baseURL = try await server.start()
         let server = self.server!
         addTeardownBlock { await server.stop() }
-        var client = OpenMarketClient(baseURL: baseURL, dialect: dialect)
+        return client(at: baseURL, dialect)
+    }
+
+    /// A client of `dialect` at `url` (the server, or something in front of it), quick to retry.
+    public func client(at url: URL, _ dialect: Dialect) -> OpenMarketClient {
+        var client = OpenMarketClient(baseURL: url, dialect: dialect)
         client.retryDelay = 0.01
         client.timeout = 5
         return client
@@ -38,13 +43,13 @@ open class UploaderTestCase: XCTestCase {
                                     currency: .KRW, stock: 4, salePrice: 11000)
 }
 
-/// Runs the command-line tool against the loopback server, in a fresh folder per test. Every output
-/// and every file the tool wrote is checked for the secrets.
-open class CommandLineTestCase: UploaderTestCase {
+/// The loopback server and a fresh folder per test holding a products folder, laid out as a seller
+/// lays it out. Every file written under the folder is checked for the secrets at the end.
+open class ProductFoldersTestCase: UploaderTestCase {
     public var root = ""
 
     open override func setUp() async throws {
-        root = FileManager.default.temporaryDirectory.appendingPathComponent("cli-\(UUID().uuidString)").path
+        root = FileManager.default.temporaryDirectory.appendingPathComponent("products-\(UUID().uuidString)").path
         try FileManager.default.createDirectory(atPath: root, withIntermediateDirectories: true)
         let root = self.root
         addTeardownBlock {
@@ -64,6 +69,20 @@ open class CommandLineTestCase: UploaderTestCase {
         return folder
     }
 
+    public var products: String { root + "/products" }
+
+    /// The ledger, the prepared-photo cache, everything the commands wrote: no secret in any of it.
+    public static func assertNoSecretOnDisk(under root: String) {
+        for relative in FileManager.default.subpaths(atPath: root) ?? [] {
+            guard let data = FileManager.default.contents(atPath: root + "/" + relative) else { continue }
+            TestSecrets.assertAbsent(in: String(decoding: data, as: UTF8.self), relative)
+        }
+    }
+}
+
+/// Runs the command-line tool against the loopback server, in a fresh folder per test. Every output
+/// and every file the tool wrote is checked for the secrets.
+open class CommandLineTestCase: ProductFoldersTestCase {
     /// Runs a command with the test server and credentials; commands that prepare photos also get the
     /// test's photo cache.
     public func tool(_ arguments: [String], dialect: Dialect = .openmarket) throws -> CommandLineTool.Result {
@@ -73,35 +92,6 @@ open class CommandLineTestCase: UploaderTestCase {
                                              environment: ["OPENMARKET_IDENTIFIER": OpenMarketTestServer.identifier,
                                                            "OPENMARKET_SECRET": OpenMarketTestServer.vendorSecret,
                                                            "OPENMARKET_PASSWORD": OpenMarketTestServer.password])
-    }
-
-    public var products: String { root + "/products" }
-
-    /// Starts `publish` with the server holding back its answer to the first register, kills the tool
-    /// once the request has left, and waits until the server has listed the product anyway.
-    public func publishKilledDuringRegister(_ dialect: Dialect) async throws {
-        let release = Gate(), arrived = Gate(), handled = Gate()
-        await server.arm(.hold(until: release, arrived: arrived, handled: handled))
-        let running = try CommandLineTool.launch(["publish", products, "--server", baseURL.absoluteString,
-                                                  "--dialect", dialect.rawValue, "--cache", root + "/cache"],
-                                                 environment: ["OPENMARKET_IDENTIFIER": TestSecrets.identifier,
-                                                               "OPENMARKET_SECRET": TestSecrets.vendorSecret,
-                                                               "OPENMARKET_PASSWORD": TestSecrets.password])
-        // The register is at the server (the ledger said "pending" before it left): kill the tool
-        // before any answer, then let the server list the product all the same.
-        await arrived.wait()
-        running.kill()
-        XCTAssertEqual(running.wait().signal, SIGKILL)
-        await release.open()
-        await handled.wait()
-    }
-
-    /// The ledger, the prepared-photo cache, everything the commands wrote: no secret in any of it.
-    public static func assertNoSecretOnDisk(under root: String) {
-        for relative in FileManager.default.subpaths(atPath: root) ?? [] {
-            guard let data = FileManager.default.contents(atPath: root + "/" + relative) else { continue }
-            TestSecrets.assertAbsent(in: String(decoding: data, as: UTF8.self), relative)
-        }
     }
 }
 

@@ -58,34 +58,24 @@ struct Delete: AsyncParsableCommand {
             case nil: throw ValidationError("delete asks before deleting, and there is no terminal to ask on: pass --yes")
             }
         }
+        let deletion = ListingDeletion(client: client, credentials: credentials, productsFolder: products)
         var outcomes: [Outcome] = []
         for id in ids {
-            do {
-                try await client.delete(id: id, credentials: credentials)
-                outcomes.append(Outcome(id: id, deleted: true))
-                if !connection.json { Terminal.standardOutput.write("deleted product \(id)\n") }
-            } catch {
+            let outcome = try await deletion.delete(id)
+            if let error = outcome.error {
                 outcomes.append(Outcome(id: id, deleted: false, error: error.message))
                 Terminal.standardError.error("product \(id): \(error.message)")
-                // Already gone from the server: the record should not say otherwise.
-                guard case .notFound = error else { continue }
+            } else {
+                outcomes.append(Outcome(id: id, deleted: true))
+                if !connection.json { Terminal.standardOutput.write("deleted product \(id)\n") }
             }
-            try forget(id)
+            if !outcome.forgotten.isEmpty, !connection.json {
+                Terminal.standardOutput.write("forgot product \(id) in the publish record (\(outcome.forgotten.map(Terminal.display).joined(separator: ", "))): "
+                    + "publish registers it again\n")
+            }
         }
         if connection.json { try printJSON(outcomes) }
         if outcomes.contains(where: { !$0.deleted }) { throw ExitCode.failure }
-    }
-
-    /// Removes `id` from the publish record in `--products`, saying which folders it was for.
-    private func forget(_ id: Int) throws {
-        guard let products else { return }
-        var ledger = try PublishLedger.load(from: products)
-        let folders = ledger.forget(productID: id, on: try connection.baseURL)
-        guard !folders.isEmpty else { return }
-        try ledger.save(to: products)
-        if !connection.json {
-            Terminal.standardOutput.write("forgot product \(id) in the publish record (\(folders.map(Terminal.display).joined(separator: ", "))): publish registers it again\n")
-        }
     }
 
     struct Outcome: Encodable {

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import MarketUploader
+import Publishing
 
 struct Edit: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
@@ -40,8 +41,7 @@ struct Edit: AsyncParsableCommand {
     }
 }
 
-/// What `edit` and `attach` share: refuse images where the dialect cannot take them before
-/// preparing anything, then build, show or send the PATCH.
+/// What `edit` and `attach` share: the change sent, or shown on a dry run.
 struct EditRequest {
     var id: Int
     var change: ProductChange
@@ -54,23 +54,15 @@ struct EditRequest {
     func run() async throws {
         let credentials = try connection.credentials
         let client = try connection.client()
-        let request: OpenMarketRequest
-        let uploads: [UploadImage]
+        let submission: ProductSubmission
         do {
-            if !images.isEmpty { try client.requests.checkImagesCanChange() }
-            uploads = images.isEmpty ? [] : try photos.prepare(images)
-            request = try client.requests.edit(id: id, change, images: uploads, credentials: credentials)
-        } catch let error as OpenMarketError {
-            // `attach` has no --thumbnail-id; it points at the command that does.
-            if case .unsupported = error, command == "attach" {
-                Terminal.standardError.error(error.description + " (market-images edit \(id) --thumbnail-id N)")
-            } else {
-                Terminal.standardError.error(error.message)
+            submission = try photos.submission { cache in
+                try ProductSubmission.edit(id: id, change, newPhotos: images, photos: cache, client: client, credentials: credentials)
             }
-            throw ExitCode.failure
+        } catch OpenMarketError.unsupported(let text) where command == "attach" {
+            // `attach` has no --thumbnail-id; it points at the command that does.
+            throw CommandFailure(text + " (market-images edit \(id) --thumbnail-id N)")
         }
-        try await connection.perform(request, summary: { "updated product \($0.id): \($0.name)" }) { () throws(OpenMarketError) in
-            try await client.edit(id: id, change, images: uploads, credentials: credentials)
-        }
+        try await connection.perform(submission) { "updated product \($0.id): \($0.name)" }
     }
 }

@@ -63,36 +63,33 @@ struct ListProducts: AsyncParsableCommand {
     }
 
     func run() async throws {
-        let client = try address.client()
         let result: ProductPage
         do {
-            result = try await client.products(page: page, itemsPerPage: perPage, search: search)
-        } catch {
+            result = try await ProductQuery(page: page, itemsPerPage: perPage, search: search, vendorID: mine ? ownVendorID : nil)
+                .fetch(from: try address.client())
+        } catch let error as OpenMarketError {
             Terminal.standardError.error(error.message)
             throw ExitCode.failure
         }
-        let products = result.products.filter { product in
-            (search.map { product.name.localizedCaseInsensitiveContains($0) } ?? true)
-                && (!mine || product.vendorID == ownVendorID)
-        }
         if address.json {
-            try printJSON(Listing(page: result.pageNumber, hasNext: result.hasNext, totalCount: result.totalCount, products: products, problems: result.problems))
+            try printJSON(Listing(page: result.pageNumber, hasNext: result.hasNext, totalCount: result.totalCount, products: result.products,
+                                  problems: result.problems))
         } else {
-            try printTable(result, products)
+            try printTable(result)
         }
         // A bad item is named, the rest shown, and the exit status says some input was bad.
         for problem in result.problems { Terminal.standardError.warning(ServerText.printable(problem)) }
         if !result.problems.isEmpty { throw ExitCode.failure }
     }
 
-    private func printTable(_ result: ProductPage, _ products: [ProductResponse]) throws {
+    private func printTable(_ result: ProductPage) throws {
         let dialect = try address.resolvedDialect
-        let rows = [["ID", "NAME", "PRICE", "STOCK", "IMAGES"]] + products.map { product in
+        let rows = [["ID", "NAME", "PRICE", "STOCK", "IMAGES"]] + result.products.map { product in
             [String(product.id), Terminal.display(product.name), ProductText.price(of: product, dialect: dialect), ProductText.stock(of: product),
              String(product.images.count)]
         }
         for line in TextTable.lines(rows) { Terminal.standardOutput.write(line + "\n") }
         let more = result.hasNext ? "; more on --page \(page + 1)" : ""
-        Terminal.standardOutput.write("page \(result.pageNumber): \(count(products.count, "product"))\(more)\n")
+        Terminal.standardOutput.write("page \(result.pageNumber): \(count(result.products.count, "product"))\(more)\n")
     }
 }

@@ -68,21 +68,14 @@ struct Publish: AsyncParsableCommand {
 
     func run() async throws {
         let server = try connection.baseURL
-        let scan = ProductScanner().scan([products])
-        let folders = scan.productFolders(under: products)
+        let folder = ProductsFolder(products)
         // Each product's own are named with its step; these are the products folder's.
-        for (path, reason) in scan.notRead(directlyIn: products) {
-            Terminal.standardError.warning("\(Terminal.display((path as NSString).lastPathComponent)): \(reason)")
-        }
-        guard !folders.isEmpty else { throw ValidationError("\(products) has no product folders with photos") }
+        for warning in folder.warnings { Terminal.standardError.warning(warning) }
+        guard !folder.productFolders.isEmpty else { throw ValidationError("\(products) has no product folders with photos") }
         var run = try PublishRun(productsFolder: products, server: server, client: try connection.client(),
                                  credentials: try connection.credentials, photos: photos.photoCache)
         run.allowRecreate = recreate
         run.resendPending = resendPending
-        let names = Set(folders.map { ($0 as NSString).lastPathComponent })
-        for adoption in adoptions where !names.contains(adoption.folder) {
-            throw ValidationError("--adopt \(adoption.folder)=\(adoption.id): \(products) has no product folder \(adoption.folder)")
-        }
         run.adoptions = Dictionary(adoptions.map { ($0.folder, $0.id) }, uniquingKeysWith: { $1 })
         run.deleteOrphans = deleteOrphans
         run.allowOddShapes = allowSmall
@@ -98,7 +91,12 @@ struct Publish: AsyncParsableCommand {
             case .finished(let outcome): progress.advance(failed: outcome.error != nil)
             }
         }
-        var steps = try await run.plan(folders: folders)
+        var steps: [PublishStep]
+        do {
+            steps = try await run.plan(folders: folder.productFolders)
+        } catch PublishingError.noFolderToAdopt(let name, let id) {
+            throw ValidationError("--adopt \(name)=\(id): \(products) has no product folder \(name)")
+        }
         progress.finish()
         // Failed while planning: already a row of the table, not repeated after it.
         let shown = connection.json ? [] : Set(steps.indices.filter { steps[$0].result == .failed })

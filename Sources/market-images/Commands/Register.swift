@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import MarketUploader
+import Publishing
 
 struct Register: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
@@ -31,24 +32,17 @@ struct Register: AsyncParsableCommand {
     @OptionGroup var photos: UploadPhotos
 
     func run() async throws {
-        let folder = inputs.count == 1 && FileManager.default.isDirectory(inputs[0]) ? inputs[0] : nil
-        let draft = try product.draft(folder: folder)
         let credentials = try connection.credentials
         let client = try connection.client()
-        let images = try photos.prepare(inputs)
-        let request: OpenMarketRequest
-        do {
-            request = try client.requests.register(draft, images: images, credentials: credentials)
-        } catch {
-            Terminal.standardError.error(error.message)
-            throw ExitCode.failure
+        let submission = try ProductOptions.usage {
+            try photos.submission { cache in
+                try ProductSubmission.register(inputs, overrides: product.change, photos: cache, client: client, credentials: credentials)
+            }
         }
-        for warning in draft.warnings { Terminal.standardError.warning(warning) }
+        for warning in submission.warnings { Terminal.standardError.warning(warning) }
         let dialect = client.requests.dialect
-        try await connection.perform(request, summary: {
+        try await connection.perform(submission) {
             "registered product \($0.id): \($0.name) at \(ProductText.price(of: $0, dialect: dialect)) (\(count($0.images.count, "image")))"
-        }) { () throws(OpenMarketError) in
-            try await client.register(draft, images: images, credentials: credentials)
         }
     }
 }

@@ -25,29 +25,14 @@ struct ProductOptions: ParsableArguments {
                                valueName: "amount"))
     var salePrice: Double?
 
-    /// A draft for register: `product.json` in `folder` (if any) with flags taking precedence.
-    func draft(folder: String?) throws -> ProductDraft {
-        try Self.draft(folder: folder, overrides: change)
-    }
-
-    static func draft(folder: String?, overrides: ProductChange) throws -> ProductDraft {
-        try usage { () throws(PublishingError) in try ProductFile.draft(folder: folder, overrides: overrides) }
-    }
-
-    static func draft(file: ProductChange?, folder: String?, overrides: ProductChange) throws -> ProductDraft {
-        try usage { () throws(PublishingError) in try ProductFile.draft(file: file, folder: folder, overrides: overrides) }
-    }
-
-    /// Missing fields are a usage error, worded with the flags that give them.
-    private static func usage(_ draft: () throws(PublishingError) -> ProductDraft) throws -> ProductDraft {
+    /// What `body` returns; missing fields are a usage error, worded with the flags that give them.
+    static func usage<T>(_ body: () throws -> T) throws -> T {
         do {
-            return try draft()
-        } catch .missingFields(let missing, let file) {
+            return try body()
+        } catch PublishingError.missingFields(let missing, let file) {
             let flags = missing.map { "--\($0)" }.joined(separator: ", ")
             let setting = file.map { " or set \(missing.map { "\"\($0)\"" }.joined(separator: ", ")) in " + Terminal.display($0) } ?? ""
             throw ValidationError("a product needs \(missing.joined(separator: ", ")): give \(flags)\(setting)")
-        } catch {
-            throw CommandFailure(error.message)
         }
     }
 

@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import ImagePipeline
 import MarketUploader
+import Publishing
 
 extension Dialect: ExpressibleByArgument {}
 extension Currency: ExpressibleByArgument {
@@ -126,17 +127,15 @@ struct ServerOptions: ParsableArguments {
         }
     }
 
-    /// Sends `request` with `send`, or prints it when this is a dry run. Prints the product on success.
-    func perform(_ request: OpenMarketRequest, summary: (ProductResponse) -> String,
-                 send: () async throws(OpenMarketError) -> ProductResponse) async throws {
-        let credentials = try credentials
+    /// Sends `submission`, or prints its request when this is a dry run. Prints the product on success.
+    func perform(_ submission: ProductSubmission, summary: (ProductResponse) -> String) async throws {
         if dryRun {
-            Terminal.standardOutput.write(request.rendered(credentials: credentials, showSecrets: showSecrets) + "\n")
+            Terminal.standardOutput.write(submission.request.rendered(credentials: try credentials, showSecrets: showSecrets) + "\n")
             return
         }
         let product: ProductResponse
         do {
-            product = try await send()
+            product = try await submission.send()
         } catch {
             Terminal.standardError.error(error.message)
             throw ExitCode.failure

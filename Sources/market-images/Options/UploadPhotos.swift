@@ -14,17 +14,21 @@ struct UploadPhotos: ParsableArguments {
 
     var photoCache: PhotoCache { PhotoCache(prepareOptions: image.prepareOptions, root: cache) }
 
-    /// Prepares `inputs` (photo files or one product folder) and returns them as upload parts, in
-    /// order; each photo that failed is named on stderr first.
-    func prepare(_ inputs: [String], jobs: Int = ProcessInfo.processInfo.activeProcessorCount) throws -> [UploadImage] {
-        let prepared = try photoCache.prepare(inputs, jobs: jobs)
-        for failure in prepared.report.failed { Terminal.standardError.error("\(Terminal.display(failure.source)): \(failure.message)") }
+    /// The submission `make` builds from the photo cache; when photos could not be prepared, each is
+    /// named on stderr, with what to do, before the error.
+    func submission(_ make: (PhotoCache) throws -> ProductSubmission) throws -> ProductSubmission {
         do {
-            return try prepared.uploads()
+            return try make(photoCache)
         } catch PublishingError.photosFailed(let failures) {
+            name(failures)
             throw CommandFailure("\(count(failures.count, "photo")) could not be prepared; nothing was sent")
-        } catch PublishingError.preparationStopped {
-            throw CommandFailure("\(prepared.report.stopCause?.message ?? "preparing stopped"); nothing was sent")
+        } catch PublishingError.preparationStopped(let cause, let failures) {
+            name(failures)
+            throw CommandFailure("\(cause.message); nothing was sent")
         }
+    }
+
+    private func name(_ failures: [Manifest.Failure]) {
+        for failure in failures { Terminal.standardError.error("\(Terminal.display(failure.source)): \(failure.message)") }
     }
 }

@@ -64,7 +64,7 @@ extension PublishingError {
     var message: String {
         switch self {
         case .productFile(let path, let problems): problems.map { "\(Terminal.display(path)): \($0)" }.joined(separator: "\n")
-        case .missingFields, .photosFailed, .preparationStopped, .mayHaveBeenListed: description
+        case .missingFields, .photosFailed, .preparationStopped, .mayHaveBeenListed, .noFolderToAdopt: description
         }
     }
 }

@@ -3,50 +3,48 @@ import Foundation
 import FoundationNetworking
 #endif
 import MarketUploader
+import Publishing
 import TestSupport
 import XCTest
 
 /// What a buyer pays is one number from `product.json` to the server's answer: the seller writes
 /// `sale_price`, each dialect is sent what its server means by `discounted_price` (the test server
-/// models G2/G3 as the real ones: the amount off, answered as `bargain_price`), and preview, the
-/// plan, `show` and `list` all show the same price.
-final class SalePriceTests: CommandLineTestCase {
+/// models G2/G3 as the real ones: the amount off, answered as `bargain_price`), and the plan and the
+/// server's product as `show` and `list` word it all say the same price.
+final class SalePriceTests: PublishingTestCase {
     private static let lamp = #"{"name":"Desk lamp","description":"Brass desk lamp, 40 cm.","price":12000,"sale_price":10800,"stock":2}"#
 
-    func testTheBuyersPriceAgreesFromPreviewToTheServerInEveryDialect() async throws {
+    func testTheBuyersPriceAgreesFromThePlanToTheServerInEveryDialect() async throws {
         for dialect in Dialect.allCases {
-            _ = try await startServer(dialect)
-            try? FileManager.default.removeItem(atPath: root + "/products")
+            try await start(dialect)
+            try? FileManager.default.removeItem(atPath: products)
             _ = try productFolder("lamp", photos: ["photos/DSCN0010.jpg"], json: Self.lamp)
-            let publish = try tool(["publish", root + "/products"], dialect: dialect)
-            XCTAssertEqual(publish.status, 0, "\(dialect): \(publish.stderr)")
-            XCTAssertTrue(publish.stdout.contains("1 photo at ₩10,800 (was ₩12,000)"), "\(dialect) plan: \(publish.stdout)")
+            let steps = try await publish()
+            XCTAssertEqual(steps.map(\.result), [.done], "\(dialect): \(steps.map { $0.error ?? "" })")
+            XCTAssertTrue(steps[0].detail.contains("1 photo at ₩10,800 (was ₩12,000)"), "\(dialect) plan: \(steps[0].detail)")
             let id = try await onlyProductID()
             let answered = try await buyersPrice(id, dialect)
             XCTAssertEqual(answered, 10800, "\(dialect): the server's own answer")
-            let show = try tool(["show", String(id)], dialect: dialect)
-            XCTAssertTrue(show.stdout.contains("price: ₩10,800 (was ₩12,000)"), "\(dialect): \(show.stdout)")
-            let list = try tool(["list"], dialect: dialect)
-            XCTAssertTrue(list.stdout.contains("₩10,800 (was ₩12,000)"), "\(dialect): \(list.stdout)")
+            let shown = try await client.product(id: id)
+            XCTAssertEqual(ProductText.price(of: shown, dialect: dialect), "₩10,800 (was ₩12,000)", "\(dialect): as `show` words it")
+            let listed = try await ProductQuery().fetch(from: client).products
+            XCTAssertEqual(listed.map { ProductText.price(of: $0, dialect: dialect) }, ["₩10,800 (was ₩12,000)"], "\(dialect): as `list` words it")
             await server.stop()
         }
-        let preview = try startServiceProcess([root + "/products", "--cache", root + "/cache"], command: "preview")
-        let page = String(decoding: try await preview.get("/").body, as: UTF8.self)
-        XCTAssertTrue(page.contains("₩10,800") && page.contains("<s class=\"original\">₩12,000</s>"), page)
     }
 
     /// Changing the price alone keeps the sale price (G3 is sent a new amount off); removing the sale
     /// ends it (0 off).
     func testEditsKeepWhatABuyerPaysUntilTheSellerChangesIt() async throws {
-        _ = try await startServer(.openmarket)
+        try await start(.openmarket)
         let folder = try productFolder("lamp", photos: ["photos/DSCN0010.jpg"], json: Self.lamp)
-        XCTAssertEqual(try tool(["publish", root + "/products"]).status, 0)
+        _ = try await publish()
         let id = try await onlyProductID()
 
         try Self.lamp.replacingOccurrences(of: "12000", with: "13000").write(toFile: folder + "/product.json", atomically: true, encoding: .utf8)
-        let repriced = try tool(["publish", root + "/products"])
-        XCTAssertEqual(repriced.status, 0, repriced.stderr)
-        XCTAssertTrue(repriced.stdout.contains("price ₩12,000 → ₩13,000"), repriced.stdout)
+        let repriced = try await publish()
+        XCTAssertEqual(repriced.map(\.result), [.done], "\(repriced.map { $0.error ?? "" })")
+        XCTAssertTrue(repriced[0].detail.contains("price ₩12,000 → ₩13,000"), repriced[0].detail)
         var sent = try await lastJSON()
         XCTAssertEqual(sent, ["price": 13000, "discounted_price": 2200, "secret": OpenMarketTestServer.vendorSecret])
         var answered = try await buyersPrice(id, .openmarket)
@@ -54,8 +52,8 @@ final class SalePriceTests: CommandLineTestCase {
 
         try Self.lamp.replacingOccurrences(of: #","sale_price":10800"#, with: "").replacingOccurrences(of: "12000", with: "13000")
             .write(toFile: folder + "/product.json", atomically: true, encoding: .utf8)
-        let ended = try tool(["publish", root + "/products"])
-        XCTAssertTrue(ended.stdout.contains("sale_price ₩10,800 → none"), ended.stdout)
+        let ended = try await publish()
+        XCTAssertTrue(ended[0].detail.contains("sale_price ₩10,800 → none"), ended[0].detail)
         sent = try await lastJSON()
         XCTAssertEqual(sent, ["price": 13000, "discounted_price": 0, "secret": OpenMarketTestServer.vendorSecret])
         answered = try await buyersPrice(id, .openmarket)
@@ -65,39 +63,44 @@ final class SalePriceTests: CommandLineTestCase {
     /// A record written when `discounted_price` was sent as the seller wrote it cannot say what buyers
     /// pay: the next publish sends the prices again, and fixes a listing at a tenth of its price.
     func testARecordFromBeforeSalePriceIsResentNotTrusted() async throws {
-        _ = try await startServer(.marketTraining)
+        try await start(.marketTraining)
         _ = try productFolder("lamp", photos: ["photos/DSCN0010.jpg"], json: Self.lamp)
-        XCTAssertEqual(try tool(["publish", root + "/products"], dialect: .marketTraining).status, 0)
+        _ = try await publish()
         let id = try await onlyProductID()
         // What an older version did: `discounted_price` 10800 sent as written, so buyers pay 1200.
-        XCTAssertEqual(try tool(["edit", String(id), "--price", "12000", "--sale-price", "1200"], dialect: .marketTraining).status, 0)
+        _ = try await ProductSubmission.edit(id: id, ProductChange(price: 12000, salePrice: 1200), newPhotos: [], photos: photoCache, client: client,
+                                             credentials: Self.vendor).send()
         var answered = try await buyersPrice(id, .marketTraining)
         XCTAssertEqual(answered, 1200)
-        let ledgerPath = root + "/products/.openmarket-published.json"
-        let ledger = try String(contentsOfFile: ledgerPath, encoding: .utf8)
+        let path = products + "/" + PublishLedger.fileName
+        let ledger = try ledgerText()
         XCTAssertTrue(ledger.contains("\"sale_price\" : 10800"), ledger)
-        try ledger.replacingOccurrences(of: "\"sale_price\" : 10800", with: "\"discounted_price\" : 10800")
-            .write(toFile: ledgerPath, atomically: true, encoding: .utf8)
+        try ledger.replacingOccurrences(of: "\"sale_price\" : 10800", with: "\"discounted_price\" : 10800").write(toFile: path, atomically: true, encoding: .utf8)
 
-        let rerun = try tool(["publish", root + "/products"], dialect: .marketTraining)
-        XCTAssertEqual(rerun.status, 0, rerun.stderr)
-        XCTAssertTrue(rerun.stdout.contains("sale_price unknown → ₩10,800"), rerun.stdout)
+        let rerun = try await publish()
+        XCTAssertEqual(rerun.map(\.result), [.done], "\(rerun.map { $0.error ?? "" })")
+        XCTAssertTrue(rerun[0].detail.contains("sale_price unknown → ₩10,800"), rerun[0].detail)
         answered = try await buyersPrice(id, .marketTraining)
         XCTAssertEqual(answered, 10800)
-        XCTAssertTrue(try tool(["publish", root + "/products"], dialect: .marketTraining).stdout.contains("1 unchanged"))
+        let again = try await plan()
+        XCTAssertEqual(again.map(\.action), [.unchanged])
     }
 
+    /// A sale deeper than half the price is a warning on the step that sends it; an edit of the sale
+    /// price alone, which G3 could only send as an amount off an unknown price, is refused unsent.
     func testADeepDiscountIsWarnedAndAnAmbiguousEditIsRefused() async throws {
-        _ = try await startServer(.openmarket)
+        try await start(.openmarket)
         _ = try productFolder("lamp", photos: ["photos/DSCN0010.jpg"], json: Self.lamp.replacingOccurrences(of: "10800", with: "5000"))
-        let dryRun = try tool(["publish", root + "/products", "--dry-run"])
-        XCTAssertTrue(dryRun.stderr.contains("warning: lamp: sale_price ₩5,000 is 58% off the price ₩12,000"), dryRun.stderr)
-        let json = try tool(["publish", root + "/products", "--dry-run", "--json"])
-        XCTAssertTrue(json.stdout.contains("58% off"), json.stdout)
+        let planned = try await plan { $0.dryRun = true }
+        XCTAssertTrue(planned[0].warnings.contains { $0.hasPrefix("sale_price ₩5,000 is 58% off the price ₩12,000") }, "\(planned[0].warnings)")
 
-        let edit = try tool(["edit", "100", "--sale-price", "9000"])
-        XCTAssertEqual(edit.status, 1)
-        XCTAssertTrue(edit.stderr.contains("give the price with the sale price"), edit.stderr)
+        do {
+            _ = try ProductSubmission.edit(id: 100, ProductChange(salePrice: 9000), newPhotos: [], photos: photoCache, client: client,
+                                           credentials: Self.vendor)
+            XCTFail("a sale price without the price must be refused")
+        } catch {
+            XCTAssertTrue("\(error)".contains("give the price with the sale price"), "\(error)")
+        }
         let count = await server.requestCount
         XCTAssertEqual(count, 0, "nothing was sent")
     }

@@ -1,0 +1,65 @@
+import Foundation
+import ImagePipeline
+import TestSupport
+import XCTest
+
+/// `prepare` and `thumbs` of a folder of product folders read what `publish` uploads: the photos
+/// directly in each product folder. Photos in a product's subfolders, links out of a folder and
+/// files that look like photos but are not read are named, and never become outputs.
+final class ProductFolderPrepareTests: FolderTestCase {
+    private func process(prepare: PrepareOptions? = PrepareOptions(), thumbnails: ThumbnailOptions? = nil, into folder: String? = nil) throws -> FolderReport {
+        var job = FolderJob(inputs: [input], outputFolder: folder ?? output, prepare: prepare, thumbnails: thumbnails)
+        job.jobs = 2
+        return try FolderProcessor(job: job).run()
+    }
+
+    func testPhotosInAProductsSubfolderAreNamedAndNotPrepared() throws {
+        try copy("photos/DSCN0010.jpg", to: "lamp/IMG_1.jpg")
+        try copy("photos/jolla.jpg", to: "lamp/unused/spare-1.jpg")
+        let report = try process()
+        XCTAssertTrue(report.warnings.contains { $0.contains("photos in its subfolders (unused) are not read") }, "\(report.warnings)")
+        XCTAssertEqual(report.written.map(\.output), ["lamp/IMG_1.jpg"])
+    }
+
+    /// A photo linked from outside its folder and a product folder linked from outside the products
+    /// folder are named and neither prepared nor thumbnailed; a link inside the folder is read.
+    func testLinksOutOfTheFolderAreNamedAndNeverRead() throws {
+        try copy("photos/DSCN0010.jpg", to: "mug/IMG_1.jpg")
+        try copy("photos/flowers.jpeg", to: "mug/originals/flowers.jpeg")
+        let outside = root + "/elsewhere"
+        try FileManager.default.createDirectory(atPath: outside + "/private", withIntermediateDirectories: true)
+        try FileManager.default.copyItem(atPath: Fixture.path("photos/jolla.jpg"), toPath: outside + "/id-card.jpg")
+        try FileManager.default.copyItem(atPath: Fixture.path("photos/jolla.jpg"), toPath: outside + "/private/IMG_1.jpg")
+        try FileManager.default.createSymbolicLink(atPath: input + "/mug/IMG_2.jpg", withDestinationPath: outside + "/id-card.jpg")
+        try FileManager.default.createSymbolicLink(atPath: input + "/mug/IMG_3.jpg", withDestinationPath: "originals/flowers.jpeg")
+        try FileManager.default.createSymbolicLink(atPath: input + "/private", withDestinationPath: outside + "/private")
+        let refused = "mug/IMG_2.jpg: is a link to \(FileStatus.realPath(outside)!)/id-card.jpg, outside its folder, and is not read"
+
+        for (name, report, folder) in [("prepare", try process(), output), ("thumbs", try process(prepare: nil, thumbnails: ThumbnailOptions(), into: root + "/thumbs"), root + "/thumbs")] {
+            XCTAssertTrue(report.warnings.contains { $0.contains(refused) }, "\(name): \(report.warnings)")
+            XCTAssertTrue(report.warnings.contains { $0.contains("private: is a link to") }, "\(name): \(report.warnings)")
+            let written = FileManager.default.subpaths(atPath: folder)?.filter { !$0.hasPrefix(".") && !$0.hasSuffix(".json") } ?? []
+            XCTAssertFalse(written.contains { $0.contains("IMG_2") || $0.contains("private") }, "\(name) wrote \(written)")
+            XCTAssertTrue(written.contains { $0.contains("IMG_3") }, "\(name): a link inside the folder is read: \(written)")
+        }
+    }
+
+    /// RAW, JPEG 2000 and a JPEG under another extension are skipped by name; notes are not.
+    func testPhotoLikeFilesThatAreNotReadAreSkipped() throws {
+        try copy("photos/DSCN0010.jpg", to: "mug/IMG_1.jpg")
+        try Data([0x00, 0x00, 0x00, 0x0C, 0x6A, 0x50, 0x20, 0x20, 0x0D, 0x0A]).write(to: URL(fileURLWithPath: input + "/mug/relax.jp2"))
+        try Data([0x49, 0x49, 0x2A, 0x00, 0x08]).write(to: URL(fileURLWithPath: input + "/mug/DSC_0001.dng"))
+        try copy("photos/jolla.jpg", to: "mug/photo.bak")
+        try Data("handle with care".utf8).write(to: URL(fileURLWithPath: input + "/mug/notes.txt"))
+        let report = try process()
+        XCTAssertEqual(report.skipped.map { ($0 as NSString).lastPathComponent }.sorted(), ["DSC_0001.dng", "photo.bak", "relax.jp2"])
+    }
+
+    func testPreparingOnlyFailingPhotosLeavesNoOutputFolder() throws {
+        var job = FolderJob(inputs: [Fixture.path("crafted/zero-size.jpg")], outputFolder: output)
+        job.jobs = 1
+        let report = try FolderProcessor(job: job).run()
+        XCTAssertFalse(report.succeeded)
+        XCTAssertFalse(FileManager.default.fileExists(atPath: output), "no output folder for nothing made")
+    }
+}

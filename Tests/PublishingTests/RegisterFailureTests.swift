@@ -1,0 +1,62 @@
+import Foundation
+import MarketUploader
+import Publishing
+import TestSupport
+import XCTest
+
+/// A register the server fails or refuses: what may have listed the product stays pending and is
+/// never sent again unasked; what was refused listed nothing and is forgotten; and an answer that
+/// reuses another listing's id is never recorded for a second folder.
+final class RegisterFailureTests: PublishingTestCase {
+    /// A 500 may hide a listing: the step says the product is pending, the rerun looks for it, finds
+    /// none, and still sends nothing until a resend is asked for.
+    func testAServerErrorLeavesTheRegisterPendingAndItIsResentOnlyWhenAsked() async throws {
+        try await start(.openmarket)
+        _ = try productFolder("a", photos: ["photos/DSCN0010.jpg"])
+        await server.arm(.status(500, body: #"{"code":500,"message":"timeout writing to the database"}"#))
+        let failed = try await publish()
+        XCTAssertEqual(failed.map(\.result), [.failed])
+        let error = try XCTUnwrap(failed[0].error)
+        XCTAssertTrue(error.contains("database"), error)
+        XCTAssertTrue(error.contains("it is pending: the next run looks for the listing"), error)
+
+        let rerun = try await publish()
+        XCTAssertEqual(rerun.map(\.action), [.pending])
+        XCTAssertTrue(rerun.allSatisfy(\.isUnresolved))
+        XCTAssertTrue(rerun[0].detail.contains("no listing on the server matches") && rerun[0].detail.contains("--resend-pending"), rerun[0].detail)
+        var posts = await postCount()
+        XCTAssertEqual(posts, 1, "the pending product was not sent again")
+
+        let resent = try await publish { $0.resendPending = true }
+        XCTAssertEqual(resent.map(\.result), [.done], "\(resent.map { $0.error ?? "" })")
+        posts = await postCount()
+        XCTAssertEqual(posts, 2)
+    }
+
+    func testARefusedRegisterIsForgottenAndSentAgain() async throws {
+        try await start(.openmarket)
+        _ = try productFolder("a", photos: ["photos/DSCN0010.jpg"])
+        await server.arm(.status(400, body: #"{"code":400,"message":"JSON parse error"}"#))
+        let refused = try await publish()
+        XCTAssertEqual(refused.map(\.result), [.failed])
+        XCTAssertEqual(try PublishLedger.load(from: products).entries(on: baseURL).count, 0, "a refused request listed nothing")
+        let rerun = try await publish()
+        XCTAssertEqual(rerun.map(\.action), [.register])
+        XCTAssertEqual(rerun.map(\.result), [.done], "\(rerun.map { $0.error ?? "" })")
+    }
+
+    /// The server answers a second folder's register with the first one's id: two folders are never
+    /// recorded as one listing.
+    func testAnIdTheServerAlreadyGaveIsNotRecordedTwice() async throws {
+        try await start(.openmarket)
+        for name in ["a", "b"] { _ = try productFolder(name, photos: ["photos/DSCN0010.jpg"]) }
+        await server.arm(.delay(seconds: 0))
+        await server.arm(.status(201, body: #"{"id":101,"name":"Product b","vendor_id":7}"#))
+        let steps = try await publish()
+        XCTAssertEqual(steps.map(\.result), [.done, .failed])
+        let error = try XCTUnwrap(steps.step("b")?.error)
+        XCTAssertTrue(error.contains("product id 101, which is already recorded for another listing"), error)
+        let ledger = try ledgerText()
+        XCTAssertEqual(ledger.components(separatedBy: "\"productID\" : 101").count - 1, 1, ledger)
+    }
+}
