@@ -9,7 +9,8 @@ public struct PreviewConfiguration: Sendable {
     public var photoCache: PhotoCache
     /// The server whose publish record the pages compare with; nil shows no publish state.
     public var server: URL?
-    /// That server's dialect (whether photos can change); nil: unknown.
+    /// That server's dialect (whether photos can change): as given, or else known from its host name
+    /// (`Dialect.inferred(from:)`); nil: unknown.
     public var dialect: Dialect?
     /// How errors are worded on the pages: a host with flags of its own says what to do in them.
     public var describe: @Sendable (any Error) -> String = { "\($0)" }
@@ -18,6 +19,6 @@ public struct PreviewConfiguration: Sendable {
         self.productsFolder = productsFolder
         self.photoCache = photoCache
         self.server = server
-        self.dialect = dialect
+        self.dialect = dialect ?? server.flatMap(Dialect.inferred(from:))
     }
 }

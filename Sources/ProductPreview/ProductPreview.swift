@@ -2,7 +2,9 @@ import Foundation
 import Hummingbird
 import Logging
 import Publishing
+import ServiceLifecycle
 import ThumbnailService
+import UnixSignals
 
 /// The products folder as the OpenMarket apps will show it, as a web app: a list or grid of the
 /// products, a page per product with every prepared photo against the limits, and what `publish`
@@ -45,9 +47,12 @@ public struct ProductPreview: Sendable {
     }
 
     /// Serves `router` (with `addRoutes(to:access:)` on it) on the preview's address, with the
-    /// thumbnail service's connection handlers, until SIGTERM or SIGINT; then stops what is rendering.
-    public func run(router: Router<ServiceRequestContext>, onListening: @escaping @Sendable (String) -> Void) async throws {
-        try await thumbnails.run(router: router) { _, url in onListening(url) }
+    /// thumbnail service's connection handlers, until one of `signals` or until the group `onStart`
+    /// is given is told to stop (a test); then stops what is rendering.
+    public func run(router: Router<ServiceRequestContext>, signals: [UnixSignal] = [.sigterm, .sigint],
+                    onStart: @Sendable (ServiceGroup) -> Void = { _ in },
+                    onListening: @escaping @Sendable (String) -> Void) async throws {
+        try await thumbnails.run(router: router, signals: signals, onStart: onStart) { _, url in onListening(url) }
     }
 
     /// The product folders with photos, in name order.

@@ -86,6 +86,15 @@ final class OptionBoundsTests: XCTestCase {
         }
     }
 
+    /// A longest edge below the default shortest one (what a photo may be shrunk to) is simply the size.
+    func testMaxEdgeBelowTheDefaultMinimumJustWorks() throws {
+        var options = PrepareOptions()
+        options.maxEdge = 100
+        let report = try FolderProcessor(job: FolderJob(inputs: [Fixture.path("photos/jolla.jpg")], outputFolder: try temporaryFolder(self), prepare: options)).run()
+        XCTAssertTrue(report.succeeded, "\(report.failed)")
+        XCTAssertEqual(report.written.first.map { max($0.width, $0.height) }, 100)
+    }
+
     /// Uploads are what the OpenMarket server takes, JPEG or PNG; every other format is refused by name.
     func testPrepareWritesOnlyWhatTheServerTakes() {
         for format in OutputFormat.allCases {

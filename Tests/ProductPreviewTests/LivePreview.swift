@@ -1,29 +1,65 @@
 import Foundation
 import Hummingbird
-import HummingbirdTesting
 import ImagePipeline
 import Logging
 import ProductPreview
-import Publishing
+import ServiceLifecycle
 import TestSupport
 import ThumbnailService
+import XCTest
 
-extension FolderTestCase {
-    /// The preview of `input` on a live loopback server, mounted on a router as `market-images
-    /// preview` mounts it; `body` gets a client, this run's token and the log. Errors on the pages
-    /// are worded "described: …", as a host words them.
-    func withPreview(server: URL? = nil, _ body: @escaping @Sendable (any TestClientProtocol, String, LogLines) async throws -> Void) async throws {
-        let lines = LogLines()
-        let logger = Logger(label: "preview") { _ in lines }
-        var configuration = PreviewConfiguration(productsFolder: input, photoCache: PhotoCache(prepareOptions: PrepareOptions(), root: root + "/cache"),
-                                                 server: server, dialect: .openmarket)
-        configuration.describe = { "described: \($0)" }
+/// The preview in the test's own process, as `market-images preview` runs it: `ProductPreview.run`
+/// with the service's real listener and connection handlers on a free loopback port, every route
+/// behind `PreviewAccess` with this run's token, stopped as SIGTERM stops it (its group's graceful
+/// shutdown). Only the command's wiring is left to CommandLineTests.
+final class LivePreview: ServiceConnection, @unchecked Sendable {
+    private let group = Locked<ServiceGroup?>(nil)
+    private var running: Task<Void, Never>?
+
+    /// Prepares what is missing, as the command does before it listens, starts the preview and
+    /// returns once it listens (or has stopped: then `isListening` is false and `logText` says why).
+    init(_ configuration: PreviewConfiguration) async throws {
+        super.init()
         let bind = ServiceAddress(host: "127.0.0.1", port: 0)
+        let logger = Logger(label: "preview") { _ in SwiftLogNoOpLogHandler() }
         let preview = try ProductPreview(configuration, bind: bind, logger: logger)
-        let access = PreviewAccess<BasicRequestContext>(bind: bind, logger: logger)
-        let router = Router()
+        _ = preview.prepareAll()
+        let access = PreviewAccess<ServiceRequestContext>(bind: bind, logger: logger)
+        let router = Router(context: ServiceRequestContext.self)
         preview.addRoutes(to: router, access: access)
-        let app = Application(router: router, configuration: .init(address: .hostname("127.0.0.1", port: 0)), logger: Logger(label: "server"))
-        try await app.test(.live) { client in try await body(client, access.token, lines) }
+        token = access.token
+        let (listening, listener) = AsyncStream<String>.makeStream()
+        running = Task { [group] in
+            do {
+                try await preview.run(router: router, signals: [], onStart: { running in group.withLock { $0 = running } }) { listener.yield($0) }
+            } catch {
+                self.appendLog(Data("error: \(error)\n".utf8))
+            }
+            listener.finish()
+        }
+        for await url in listening {
+            base = URL(string: url)!
+            break
+        }
+    }
+
+    /// As SIGTERM: stops listening, lets requests in flight finish, and returns once it has stopped.
+    func stop() async {
+        await group.current?.triggerGracefulShutdown()
+        await running?.value
+    }
+}
+
+extension XCTestCase {
+    /// The preview in process (see `LivePreview`), required to be listening, and when the test ends
+    /// stopped and audited (`ServiceConnection.audit`).
+    func startPreview(_ configuration: PreviewConfiguration, file: StaticString = #filePath, line: UInt = #line) async throws -> LivePreview {
+        let preview = try await LivePreview(configuration)
+        XCTAssertTrue(preview.isListening, preview.logText, file: file, line: line)
+        addTeardownBlock {
+            await preview.stop()
+            preview.audit(secrets: [], file: file, line: line)
+        }
+        return preview
     }
 }

@@ -24,6 +24,9 @@ public struct FolderJob: Sendable {
     /// subfolder when upload images share the folder (`prepare --thumbs`), so that a product folder
     /// of upload images holds nothing else.
     public var thumbnailSubfolder = ""
+    /// `thumbnailSubfolder` for thumbnails made with upload images (`prepare --thumbs`): apart from
+    /// them, so a product folder of upload images can be registered as it is.
+    public static let thumbnailsBesideUploads = "thumbnails"
 
     public init(inputs: [String], outputFolder: String, prepare: PrepareOptions? = PrepareOptions(),
                 thumbnails: ThumbnailOptions? = nil) {

@@ -44,10 +44,7 @@ struct Prepare: ParsableCommand {
         let thumbnailOptions = thumbs
             ? try thumbnails.options(format: thumbFormat, quality: thumbQuality, maxPixels: image.maxPixels, progressive: !image.baselineJPEG) : nil
         var job = folder.job(prepare: image.prepareOptions, thumbnails: thumbnailOptions)
-        // Thumbnails apart from the upload images, so a product folder can be registered as it is.
-        if thumbs { job.thumbnailSubfolder = Self.thumbnailSubfolder }
+        if thumbs { job.thumbnailSubfolder = FolderJob.thumbnailsBesideUploads }
         try folder.execute(job)
     }
-
-    static let thumbnailSubfolder = "thumbnails"
 }

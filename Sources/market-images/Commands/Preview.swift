@@ -54,9 +54,7 @@ struct Preview: AsyncParsableCommand {
 
     func run() async throws {
         let address = try address()
-        let record = try publishServer()
-        var configuration = PreviewConfiguration(productsFolder: products, photoCache: photos.photoCache, server: record,
-                                                 dialect: dialect ?? record.flatMap(Dialect.inferred(from:)))
+        var configuration = PreviewConfiguration(productsFolder: products, photoCache: photos.photoCache, server: publishServer(), dialect: dialect)
         configuration.describe = errorText
         LoggingSystem.bootstrap { StreamLogHandler.standardError(label: $0) }
         var logger = Logger(label: "market-images")
@@ -79,15 +77,14 @@ struct Preview: AsyncParsableCommand {
         return address
     }
 
-    /// `--server`, or the one server the publish record knows; nil when there is no record or it
-    /// knows several (then a warning names them: the page shows no publish state without a choice).
-    private func publishServer() throws -> URL? {
+    /// `--server`, or the one server the publish record knows (a warning names several).
+    private func publishServer() -> URL? {
         if let server { return URL(string: server) }
-        guard let ledger = try? PublishLedger.load(from: products) else { return nil }
-        if ledger.servers.count > 1 {
-            Terminal.standardError.warning("the publish record has \(ledger.servers.count) servers (\(ledger.servers.sorted().joined(separator: ", "))): "
+        let record = RecordedServer(productsFolder: products)
+        if record.recorded.count > 1 {
+            Terminal.standardError.warning("the publish record has \(record.recorded.count) servers (\(record.recorded.joined(separator: ", "))): "
                 + "pass --server with one of them to see what publish would change there")
         }
-        return ledger.servers.count == 1 ? ledger.servers.first.flatMap(URL.init(string:)) : nil
+        return record.server
     }
 }

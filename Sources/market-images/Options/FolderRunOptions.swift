@@ -29,24 +29,12 @@ struct FolderRunOptions: ParsableArguments {
     func validate() throws {
         let range = FolderJob.jobsRange
         if let jobs, !range.contains(jobs) { throw ValidationError("--jobs must be \(range.lowerBound)–\(range.upperBound)") }
-        var isFolder: ObjCBool = false
-        if FileManager.default.fileExists(atPath: out, isDirectory: &isFolder), !isFolder.boolValue {
-            throw ValidationError("--out \(Terminal.display(out)) is a file; give a folder for the outputs")
-        }
-        // Outputs written next to their sources would be read back as photos on the next run.
-        let output = URL(fileURLWithPath: out).resolvingSymlinksInPath().standardizedFileURL.path
-        for input in inputs where FileManager.default.isDirectory(input) {
-            let folder = URL(fileURLWithPath: input).resolvingSymlinksInPath().standardizedFileURL.path
-            if folder == output || folder.hasPrefix(output + "/") {
-                throw ValidationError("--out \(Terminal.display(out)) is the input folder \(Terminal.display(input)) or holds it; "
-                    + "choose a folder of its own, e.g. --out \(Terminal.display((folder as NSString).lastPathComponent))-ready")
-            }
-        }
+        if let mistake = OutputFolderMistake.check(output: out, inputs: inputs) { throw ValidationError(mistake.message) }
     }
 
     func job(prepare: PrepareOptions?, thumbnails: ThumbnailOptions?) -> FolderJob {
         var job = FolderJob(inputs: inputs, outputFolder: out, prepare: prepare, thumbnails: thumbnails)
-        job.jobs = jobs ?? ProcessInfo.processInfo.activeProcessorCount
+        if let jobs { job.jobs = jobs }
         job.force = force
         job.prune = prune
         // The server's limit concerns upload images, not thumbnails.

@@ -34,6 +34,17 @@ extension ImagePipelineError {
     }
 }
 
+extension OutputFolderMistake {
+    var message: String {
+        switch self {
+        case .isAFile(let path): "--out \(Terminal.display(path)) is a file; give a folder for the outputs"
+        case .holdsInput(let output, let input):
+            "--out \(Terminal.display(output)) is the input folder \(Terminal.display(input)) or holds it; choose a folder of its own, "
+                + "e.g. --out \(Terminal.display(URL(fileURLWithPath: input).standardizedFileURL.lastPathComponent))-ready"
+        }
+    }
+}
+
 extension Manifest.Failure {
     /// The failure as this tool words it.
     var message: String { cause?.message ?? error }

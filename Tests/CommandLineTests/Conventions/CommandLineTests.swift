@@ -21,29 +21,27 @@ final class CommandLineTests: XCTestCase {
         XCTAssertFalse(result.stderr.contains("\u{1B}["), "no colour when stderr is not a terminal")
     }
 
+    /// Each failed photo is an error line naming it, escaped so that a file name cannot forge a line;
+    /// `--json` reports the rest.
     func testABadPhotoExitsOneAndNamesTheFile() throws {
         let folder = try temporaryFolder(self)
-        let result = try runTool(["prepare", Fixture.path("hostile/corrupted.jpg"), Fixture.path("photos/flowers.jpeg"), "--out", folder, "--json"])
+        let forged = folder + "/bad\nerror: forged by a file name.jpg"
+        try FileManager.default.copyItem(atPath: Fixture.path("hostile/not-an-image.jpg"), toPath: forged)
+        let result = try runTool(["prepare", Fixture.path("hostile/corrupted.jpg"), forged, Fixture.path("photos/flowers.jpeg"),
+                                  "--out", folder + "/out", "--json"])
         XCTAssertEqual(result.status, 1)
         XCTAssertTrue(result.stderr.contains("corrupted.jpg: the JPEG data is damaged or truncated"), result.stderr)
+        let errorLines = result.stderr.split(separator: "\n").filter { $0.hasPrefix("error:") }
+        XCTAssertEqual(errorLines.count, 2, "a file name forged an error line: \(result.stderr)")
+        XCTAssertTrue(errorLines.contains { $0.contains("bad\\nerror: forged by a file name.jpg: not a supported image") }, result.stderr)
         let report = try JSONDecoder().decode(FolderReport.self, from: Data(result.stdout.utf8))
         XCTAssertEqual(report.written.map(\.output), ["flowers.jpg"])
-        XCTAssertEqual(report.failed.count, 1)
-        XCTAssertTrue(FileManager.default.fileExists(atPath: folder + "/flowers.jpg"))
+        XCTAssertEqual(report.failed.count, 2)
+        XCTAssertTrue(FileManager.default.fileExists(atPath: folder + "/out/flowers.jpg"))
     }
 
-    /// `--max-pixels` governs the thumbnails made from the same decode too: a 280 MP photo allowed by
-    /// it used to be refused by the thumbnail default.
-    func testPrepareWithThumbsHonoursMaxPixels() throws {
-        let folder = try temporaryFolder(self)
-        let result = try runTool(["prepare", Fixture.path("hostile/giant-image.jpg"), "--out", folder, "--thumbs",
-                                  "--max-pixels", "300000000", "--variant", "list=40", "--variant", "grid=60", "--json"])
-        XCTAssertEqual(result.status, 0, result.stderr)
-        let report = try JSONDecoder().decode(FolderReport.self, from: Data(result.stdout.utf8))
-        XCTAssertEqual(report.written.first.map { [$0.width, $0.height] }, [2048, 1434])
-        XCTAssertEqual(report.thumbnailsWritten.first?.thumbnails.count, 4)
-    }
-
+    /// Usage errors exit 2, the out-of-range numbers a probe found among them (one killed the process
+    /// with SIGILL), and an output folder that is a file or holds the input, before anything is written.
     func testUsageErrorsExitTwo() throws {
         XCTAssertEqual(try runTool(["prepare", "x.jpg"]).status, 2, "missing --out")
         let range = try runTool(["prepare", "x.jpg", "--out", "/tmp/x", "--min-quality", "95", "--max-quality", "80"])
@@ -51,6 +49,24 @@ final class CommandLineTests: XCTestCase {
         XCTAssertTrue(range.stderr.contains("--min-quality 95 is out of range: at most max-quality (80)"), range.stderr)
         XCTAssertEqual(try runTool(["prepare", "x.jpg", "--out", "/tmp/x", "--format", "gif"]).status, 2)
         XCTAssertEqual(try runTool(["frobnicate"]).status, 2)
+        for arguments in [["prepare", "--max-edge", "3000000000"], ["prepare", "--max-bytes", "9223372036854775807"],
+                          ["thumbs", "--variant", "x=3000000000"], ["thumbs", "--variant", "grid=0"], ["prepare", "--jobs", "100000000"]] {
+            let result = try runTool(arguments + [Fixture.path("photos/DSCN0010.jpg"), "--out", NSTemporaryDirectory() + "/bounds-\(UUID())"])
+            XCTAssertNil(result.signal, "\(arguments): \(result.stderr)")
+            XCTAssertEqual(result.status, 2, "\(arguments): \(result.stderr)")
+            XCTAssertTrue(result.stderr.contains("out of range") || result.stderr.contains("must be"), result.stderr)
+        }
+
+        let folder = try temporaryFolder(self)
+        try FileManager.default.createDirectory(atPath: folder + "/samedir", withIntermediateDirectories: true)
+        try FileManager.default.copyItem(atPath: Fixture.path("photos/DSCN0010.jpg"), toPath: folder + "/samedir/a.jpg")
+        let file = try runTool(["prepare", folder + "/samedir", "--out", folder + "/samedir/a.jpg"])
+        XCTAssertEqual(file.status, 2)
+        XCTAssertTrue(file.stderr.contains("is a file; give a folder for the outputs"), file.stderr)
+        let itself = try runTool(["prepare", folder + "/samedir", "--out", folder])
+        XCTAssertEqual(itself.status, 2)
+        XCTAssertTrue(itself.stderr.contains("or holds it; choose a folder of its own, e.g. --out samedir-ready"), itself.stderr)
+        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: folder + "/samedir"), ["a.jpg"])
     }
 
     /// Every command's help has examples whose lines are whole (a long one continues with `\`, never

@@ -3,14 +3,19 @@ import ImagePipeline
 import TestSupport
 import XCTest
 
-/// JPEGs are progressive unless asked otherwise, as ExifTool reads them, and still decode; under the
-/// byte budget progressive's smaller scans never cost quality.
+/// Upload images and thumbnails are progressive JPEGs unless baseline is asked for, as ExifTool reads
+/// them, and still decode; under the byte budget progressive's smaller scans never cost quality.
 final class ProgressiveJPEGTests: FolderTestCase {
     func testUploadsAndThumbnailsAreProgressiveUnlessBaselineIsAsked() throws {
-        for (flags, expected) in [([String](), "Progressive DCT, Huffman coding"), (["--baseline-jpeg"], "Baseline DCT, Huffman coding")] {
-            let out = output + "/\(flags.isEmpty ? "progressive" : "baseline")"
-            let result = try CommandLineTool.run(["prepare", Fixture.path("photos/jolla.jpg"), "--out", out, "--thumbs"] + flags)
-            XCTAssertEqual(result.status, 0, result.stderr)
+        for (progressive, expected) in [(true, "Progressive DCT, Huffman coding"), (false, "Baseline DCT, Huffman coding")] {
+            let out = output + "/\(progressive ? "progressive" : "baseline")"
+            var prepare = PrepareOptions(), thumbnails = ThumbnailOptions()
+            prepare.progressive = progressive
+            thumbnails.progressive = progressive
+            var job = FolderJob(inputs: [Fixture.path("photos/jolla.jpg")], outputFolder: out, prepare: prepare, thumbnails: thumbnails)
+            job.thumbnailSubfolder = FolderJob.thumbnailsBesideUploads
+            let report = try FolderProcessor(job: job).run()
+            XCTAssertTrue(report.succeeded, "\(report.failed)")
             for file in [out + "/jolla.jpg", out + "/thumbnails/jolla.list@3x.jpg"] {
                 XCTAssertEqual(try Exiftool.value(of: "EncodingProcess", in: file), expected, file)
                 let decoded = try DecodedImage.decode(file: file, maxPixels: .max) { _ in (4096, 4096) }

@@ -1,12 +1,16 @@
 import Foundation
 import ImagePipeline
+import MarketUploader
+import ProductPreview
+import Publishing
 import TestSupport
 import XCTest
 
-/// `preview` started as a seller starts it and looked at with headless Chromium: what the browser
-/// rendered (its DOM after the script ran, the image sizes it loaded, screenshots at a desktop and a
-/// phone width) is what is asserted. Screenshots are kept in `.build/test-artifacts/preview/`.
-final class PreviewTests: FolderTestCase {
+/// The preview run in process as `market-images preview` runs it (`LivePreview`) and looked at with
+/// headless Chromium: what the browser rendered (its DOM after the script ran, the image sizes it
+/// loaded, screenshots at a desktop and a phone width) is what is asserted. Screenshots are kept in
+/// `.build/test-artifacts/preview/`.
+final class PreviewInBrowserTests: FolderTestCase {
     static let korean = "도자기 머그컵"
     static let hostileName = "<script>alert('x')</script> & co"
 
@@ -35,8 +39,19 @@ final class PreviewTests: FolderTestCase {
         try JSONSerialization.data(withJSONObject: fields).write(to: URL(fileURLWithPath: input + "/\(folder)/product.json"))
     }
 
-    private func start(_ arguments: [String] = []) throws -> ServiceProcess {
-        try startServiceProcess([input, "--cache", root + "/cache"] + arguments, command: "preview")
+    /// The preview of `input`, compared with the one server its publish record knows, if any.
+    private func start(dialect: Dialect? = nil) async throws -> LivePreview {
+        let photos = PhotoCache(prepareOptions: PrepareOptions(), root: root + "/cache")
+        return try await startPreview(PreviewConfiguration(productsFolder: input, photoCache: photos,
+                                                           server: RecordedServer(productsFolder: input).server, dialect: dialect))
+    }
+
+    /// Runs `body` (Chromium, or a raw socket the test waits on) off Swift's shared threads, which
+    /// serve the preview.
+    private func blocking<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T {
+        try await withCheckedThrowingContinuation { continuation in
+            DispatchQueue.global().async { continuation.resume(with: Result { try body() }) }
+        }
     }
 
     /// `<tag … data-folder="NAME" …>`'s images as the browser loaded them: "WxH" per image.
@@ -52,8 +67,8 @@ final class PreviewTests: FolderTestCase {
     }
 
     func testTheListAndGridShowEveryProductAsTheAppWould() async throws {
-        let preview = try start()
-        let list = try HeadlessChromium.dom(preview.url("/"))
+        let preview = try await start()
+        let list = try await blocking { try HeadlessChromium.dom(preview.url("/")) }
         for text in ["Garden photo prints", "휴대폰 사진 엽서 세트", Self.korean, "₩9,900", "<s class=\"original\">₩12,000</s>", "$15.50", "Sold out",
                      "3 in stock", "&lt;script&gt;alert('x')&lt;/script&gt; &amp; co"] {
             XCTAssertTrue(list.contains(text), "the list shows \(text):\n\(list)")
@@ -62,12 +77,12 @@ final class PreviewTests: FolderTestCase {
         XCTAssertEqual(loaded(list), Array(repeating: "80x80", count: 4), "one 80 px list thumbnail per product at 1x:\n\(list)")
         XCTAssertTrue(list.contains("2 problems"), "the mug's six photos and its damaged one are counted")
 
-        let grid = try HeadlessChromium.dom(preview.url("/?view=grid"))
+        let grid = try await blocking { try HeadlessChromium.dom(preview.url("/?view=grid")) }
         XCTAssertTrue(grid.contains("class=\"products grid\""))
         XCTAssertEqual(loaded(grid), Array(repeating: "200x200", count: 4), grid)
         // A phone at 3x loads the 3x thumbnails, not the 1x ones scaled up: 600 pixels, shown as 200
         // CSS pixels, or all the source has (the 640×480 camera photo is never enlarged: 480, shown as 160).
-        let phone = try HeadlessChromium.dom(preview.url("/?view=grid"), width: 390, height: 844, scale: 3)
+        let phone = try await blocking { try HeadlessChromium.dom(preview.url("/?view=grid"), width: 390, height: 844, scale: 3) }
         XCTAssertEqual(loaded(phone), ["200x200", "160x160", "160x160", "200x200"], phone)
         let chosen = matches(#"data-source="([^"]+)""#, in: phone)
         XCTAssertEqual(chosen.count, 4)
@@ -79,9 +94,9 @@ final class PreviewTests: FolderTestCase {
         }
     }
 
-    func testTheProductPageShowsEveryPreparedPhotoAndWhatWentWrong() throws {
-        let preview = try start()
-        let page = try HeadlessChromium.dom(preview.url("/product/mug"))
+    func testTheProductPageShowsEveryPreparedPhotoAndWhatWentWrong() async throws {
+        let preview = try await start()
+        let page = try await blocking { try HeadlessChromium.dom(preview.url("/product/mug")) }
         let captions = matches(#"<span class="source">([^<]+)</span>"#, in: page)
         XCTAssertEqual(captions, ["1. IMG_1.jpg", "2. IMG_2.jpeg", "3. IMG_3.jpg", "4. IMG_4.jpg", "5. IMG_5.HEIC"], "upload order")
         let shown = matches(#"<span class="dims">(\d+×\d+) px</span>"#, in: page).map { $0.replacingOccurrences(of: "×", with: "x") }
@@ -102,13 +117,13 @@ final class PreviewTests: FolderTestCase {
     /// Changing a photo in the folder and reloading shows the new photo: new thumbnail and photo
     /// URLs, a new page ETag, and the browser loads the new size.
     func testReloadingAfterAPhotoChangesShowsTheNewPhoto() async throws {
-        let preview = try start()
-        let before = try HeadlessChromium.dom(preview.url("/product/markup"))
+        let preview = try await start()
+        let before = try await blocking { try HeadlessChromium.dom(preview.url("/product/markup")) }
         let firstPage = try await preview.get("/product/markup")
         XCTAssertEqual(loaded(before).first, "2048x1536", before)
         try FileManager.default.removeItem(atPath: input + "/markup/cutout.png")
         try copy("orientation/Landscape_6.jpg", to: "markup/cutout.jpg")
-        let after = try HeadlessChromium.dom(preview.url("/product/markup"))
+        let after = try await blocking { try HeadlessChromium.dom(preview.url("/product/markup")) }
         XCTAssertEqual(loaded(after).first, "600x450", after)
         let secondPage = try await preview.get("/product/markup", headers: ["If-None-Match": firstPage.header("ETag") ?? ""])
         XCTAssertEqual(secondPage.status, 200, "a changed folder is a changed page")
@@ -116,7 +131,7 @@ final class PreviewTests: FolderTestCase {
         XCTAssertEqual(unchanged.status, 304)
     }
 
-    func testThePublishRecordShowsWhatWouldChange() throws {
+    func testThePublishRecordShowsWhatWouldChange() async throws {
         let server = "http://127.0.0.1:9"
         let ledger: [String: Any] = ["entries": [
             "\(server)|sku-camera": ["state": "registered", "productID": 41, "at": "2026-11-01T00:00:00Z",
@@ -125,17 +140,17 @@ final class PreviewTests: FolderTestCase {
                                               "images": ["IMG_1.jpg 0000"]]],
         ]]
         try JSONSerialization.data(withJSONObject: ledger).write(to: URL(fileURLWithPath: input + "/.openmarket-published.json"))
-        let preview = try start(["--dialect", "openmarket"])
-        let list = try HeadlessChromium.dom(preview.url("/"))
+        let preview = try await start(dialect: .openmarket)
+        let list = try await blocking { try HeadlessChromium.dom(preview.url("/")) }
         XCTAssertTrue(list.contains("photos changed since product 41 was published: publish needs --recreate"), list)
         XCTAssertTrue(list.contains("new: not yet published to http://localhost:9"), list)
-        let page = try HeadlessChromium.dom(preview.url("/product/sku-camera"))
+        let page = try await blocking { try HeadlessChromium.dom(preview.url("/product/sku-camera")) }
         XCTAssertTrue(page.contains("<li class=\"change\"><b>description</b>: An older description. →"), page)
     }
 
     /// Screenshots at a desktop and a phone width are not blank, and are kept for people to look at.
-    func testScreenshotsAtDesktopAndPhoneWidthsAreNotBlank() throws {
-        let preview = try start()
+    func testScreenshotsAtDesktopAndPhoneWidthsAreNotBlank() async throws {
+        let preview = try await start()
         let artifacts = Fixture.root.deletingLastPathComponent().deletingLastPathComponent()
             .appendingPathComponent(".build/test-artifacts/preview").path
         try FileManager.default.createDirectory(atPath: artifacts, withIntermediateDirectories: true)
@@ -143,7 +158,7 @@ final class PreviewTests: FolderTestCase {
                                             ("desktop-product", 1280, 900, "/product/mug"), ("phone-product", 390, 844, "/product/mug")] {
             let file = artifacts + "/\(name).png"
             try? FileManager.default.removeItem(atPath: file)
-            try HeadlessChromium.screenshot(preview.url(path), to: file, width: width, height: height)
+            try await blocking { try HeadlessChromium.screenshot(preview.url(path), to: file, width: width, height: height) }
             let image = try DecodedImage.decode(file: file, maxPixels: .max) { _ in (100_000, 100_000) }
             XCTAssertEqual([image.width, image.height], [width, height], name)
             let cells = try image.grid()
@@ -153,34 +168,36 @@ final class PreviewTests: FolderTestCase {
     }
 
     /// DNS rebinding and other users of the machine: a request that names another host (even with the
-    /// token), or has no token, gets 403 and nothing of the catalogue; the printed address sets the
-    /// cookie that lets the page's own requests in.
-    func testOnlyItsOwnAddressWithThisRunsTokenIsAnswered() throws {
-        let preview = try start()
+    /// token), or has no token, gets 403 and nothing of the catalogue; the address with the token sets
+    /// the cookie that lets the page's own requests in.
+    func testOnlyItsOwnAddressWithThisRunsTokenIsAnswered() async throws {
+        let preview = try await start()
         let port = try XCTUnwrap(preview.base.port)
-        let token = try XCTUnwrap(preview.token, "the printed address carries a token")
-        func head(_ host: String, _ path: String, cookie: String? = nil) throws -> String {
-            let connection = try RawConnection(port: port)
-            connection.send("GET \(path) HTTP/1.1\r\nHost: \(host)\r\n" + (cookie.map { "Cookie: \($0)\r\n" } ?? "") + "Connection: close\r\n\r\n")
-            var answer = Data()
-            while let chunk = connection.receive(timeout: 30), !chunk.isEmpty { answer.append(chunk) }
-            return String(decoding: answer, as: UTF8.self)
+        let token = try XCTUnwrap(preview.token)
+        func head(_ host: String, _ path: String, cookie: String? = nil) async throws -> String {
+            try await blocking {
+                let connection = try RawConnection(port: port)
+                connection.send("GET \(path) HTTP/1.1\r\nHost: \(host)\r\n" + (cookie.map { "Cookie: \($0)\r\n" } ?? "") + "Connection: close\r\n\r\n")
+                var answer = Data()
+                while let chunk = connection.receive(timeout: 30), !chunk.isEmpty { answer.append(chunk) }
+                return String(decoding: answer, as: UTF8.self)
+            }
         }
         for (host, path) in [("evil.example:\(port)", "/?token=\(token)"), ("127.0.0.1.evil.example:\(port)", "/?token=\(token)"),
                              ("127.0.0.1:\(port)", "/"), ("127.0.0.1:\(port)", "/?token=\(token.hasPrefix("0") ? "1" : "0")\(token.dropFirst())"),
                              ("127.0.0.1:\(port)", "/product/mug"), ("127.0.0.1:\(port)", "/health")] {
-            let answer = try head(host, path)
+            let answer = try await head(host, path)
             XCTAssertTrue(answer.hasPrefix("HTTP/1.1 403"), "\(host) \(path): \(answer.prefix(200))")
             XCTAssertFalse(answer.contains(Self.korean), "\(host) \(path)")
         }
-        let opened = try head("localhost:\(port)", "/?token=\(token)")
+        let opened = try await head("localhost:\(port)", "/?token=\(token)")
         XCTAssertTrue(opened.hasPrefix("HTTP/1.1 200"), String(opened.prefix(200)))
         XCTAssertTrue(opened.contains("market_images_preview=\(token); Path=/; HttpOnly; SameSite=Strict"), String(opened.prefix(600)))
-        let product = try head("[::1]:\(port)", "/product/mug", cookie: "market_images_preview=\(token)")
+        let product = try await head("[::1]:\(port)", "/product/mug", cookie: "market_images_preview=\(token)")
         XCTAssertTrue(product.hasPrefix("HTTP/1.1 200") && product.contains(Self.korean), String(product.prefix(200)))
 
         // A real browser on a page whose name now resolves to the preview's address.
-        let rebound = try HeadlessChromium.dom(URL(string: "http://rebind.test:\(port)/?token=\(token)")!, resolving: "rebind.test")
+        let rebound = try await blocking { try HeadlessChromium.dom(URL(string: "http://rebind.test:\(port)/?token=\(token)")!, resolving: "rebind.test") }
         XCTAssertFalse(rebound.contains(Self.korean), rebound)
         XCTAssertTrue(rebound.contains("foreign-host"), rebound)
     }

@@ -3,24 +3,32 @@ import TestSupport
 import XCTest
 @testable import ImagePipeline
 
-/// `prepare --target-score` as a seller runs it: each photo at the lowest quality that scores the
-/// target by SSIMULACRA2 (checked with PyPI's `ssimulacra2` against the same photo fitted
-/// losslessly), never over the budget, the score in `--json` and the manifest, and a photo the
+/// A folder prepared to a target score: each photo at the lowest quality that scores the target by
+/// SSIMULACRA2 (checked with PyPI's `ssimulacra2` against the same photo fitted losslessly), never
+/// over the budget, the score in the report (what `--json` prints) and the manifest, and a photo the
 /// budget cannot bring to the target named with its score.
 final class TargetScoreTests: FolderTestCase {
     func testEachPhotoScoresTheTargetWithinTheBudget() throws {
         for (index, photo) in ["photos/jolla.jpg", "photos/flowers.jpeg", "photos/DSCN0010.jpg", "photos/iphone_13_pro_max.HEIC"].enumerated() {
             try copy(photo, to: "sku/\(index)." + (photo as NSString).pathExtension)
         }
-        let arguments = ["prepare", input + "/sku", "--max-edge", "600", "--min-quality", "40", "--json"]
-        let scored = try CommandLineTool.run(arguments + ["--out", output + "/scored", "--target-score", "85"])
-        XCTAssertEqual(scored.status, 0, scored.stderr)
-        let plain = try CommandLineTool.run(arguments + ["--out", output + "/plain"])
-        XCTAssertEqual(plain.status, 0, plain.stderr)
+        func prepare(_ inputs: [String], into folder: String, maxBytes: Int = PrepareOptions().maxBytes, targetScore: Double?) throws -> FolderReport {
+            var options = PrepareOptions()
+            options.maxEdge = 600
+            options.minQuality = 40
+            options.maxBytes = maxBytes
+            options.targetScore = targetScore
+            let report = try FolderProcessor(job: FolderJob(inputs: inputs, outputFolder: output + "/" + folder, prepare: options)).run()
+            XCTAssertTrue(report.succeeded, "\(report.failed)")
+            return report
+        }
+        let scored = try prepare([input + "/sku"], into: "scored", targetScore: 85)
+        _ = try prepare([input + "/sku"], into: "plain", targetScore: nil)
         let manifest = try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: output + "/scored/manifest.json"))) as? [String: Any]
         let outputs = try XCTUnwrap(manifest?["outputs"] as? [[String: Any]])
         XCTAssertEqual(outputs.count, 4)
-        XCTAssertTrue(scored.stdout.contains("\"score\""), "the score in --json: \(scored.stdout)")
+        let json = String(decoding: try JSONEncoder().encode(scored), as: UTF8.self)
+        XCTAssertEqual(json.components(separatedBy: "\"score\":").count - 1, 4, "the score in the report: \(json)")
         var pairs: [String] = [], scores: [Double] = []
         for entry in outputs {
             let (file, bytes) = (try XCTUnwrap(entry["output"] as? String), try XCTUnwrap(entry["bytes"] as? Int))
@@ -56,10 +64,9 @@ final class TargetScoreTests: FolderTestCase {
         for (ours, their) in zip(scores, theirs) { XCTAssertEqual(ours, their, accuracy: 1, "by PyPI's ssimulacra2: \(theirs)") }
 
         // A budget too small for the target: the best that fits, named with its score.
-        let tight = try CommandLineTool.run(["prepare", input + "/sku/0.jpg", "--out", output + "/tight", "--max-edge", "600", "--max-bytes", "60000",
-                                             "--min-quality", "40", "--target-score", "95"])
-        XCTAssertEqual(tight.status, 0, tight.stderr)
-        XCTAssertTrue(tight.stderr.contains("/100, under --target-score 95: 60000 bytes allow no better"), tight.stderr)
+        let tight = try prepare([input + "/sku/0.jpg"], into: "tight", maxBytes: 60_000, targetScore: 95)
+        XCTAssertTrue(tight.warnings.contains { $0.hasPrefix(input + "/sku/0.jpg: looks ") && $0.hasSuffix("/100, under --target-score 95: 60000 bytes allow no better") },
+                      "\(tight.warnings)")
         let written = try XCTUnwrap(FileManager.default.subpathsOfDirectory(atPath: output + "/tight").first { $0.hasSuffix(".jpg") })
         XCTAssertLessThanOrEqual(try FileManager.default.attributesOfItem(atPath: output + "/tight/" + written)[.size] as? Int ?? .max, 60_000)
     }

@@ -3,11 +3,12 @@ import TestSupport
 import XCTest
 @testable import ImagePipeline
 
-/// Damaged, forged and absurd files, each run through `prepare` in its own process so that a crash,
-/// a hang or a memory blow-up shows as exactly that: every file must end in either a correct image
-/// or a per-file error that says what is wrong, within a time and memory bound.
+/// Damaged, forged and absurd files, each prepared alone in a run of its own: every file must end in
+/// either a correct image or a per-file error that says what is wrong, within a time and memory bound.
+/// (In process, a crash takes the test run with it and a hang stalls it: both show.)
 final class GeneratedHostileInputTests: XCTestCase {
     static let timeLimit: TimeInterval = 60
+    /// What one photo may add to the process's memory at its peak.
     static let memoryLimit = 400 << 20
 
     enum Outcome: Equatable {
@@ -19,16 +20,18 @@ final class GeneratedHostileInputTests: XCTestCase {
     func outcome(of file: String, line: UInt = #line) throws -> Outcome? {
         let out = try temporaryFolder(self)
         let name = (file as NSString).lastPathComponent
-        let result = try CommandLineTool.run(["prepare", file, "--out", out, "--json", "--jobs", "1"], timeLimit: Self.timeLimit)
-        XCTAssertFalse(result.timedOut, "\(name) took over \(Self.timeLimit) s", line: line)
-        XCTAssertNil(result.signal, "\(name) crashed: \(result.stderr)", line: line)
-        guard [0, 1].contains(result.status), let report = try? JSONDecoder().decode(FolderReport.self, from: Data(result.stdout.utf8)) else {
-            XCTFail("\(name): exit \(result.status), no report: \(result.stderr)", line: line)
+        var job = FolderJob(inputs: [file], outputFolder: out)
+        job.jobs = 1
+        let started = Date()
+        let (run, growth) = peakMemoryGrowth { Result { () throws(ImagePipelineError) in try FolderProcessor(job: job).run() } }
+        XCTAssertLessThan(Date().timeIntervalSince(started), Self.timeLimit, "\(name) took over \(Self.timeLimit) s", line: line)
+        XCTAssertLessThan(growth ?? 0, Self.memoryLimit, "\(name) peak memory", line: line)
+        guard case .success(let report) = run else {
+            XCTFail("\(name): no report: \(run)", line: line)
             return nil
         }
-        XCTAssertLessThan(report.peakMemoryBytes ?? .max, Self.memoryLimit, "\(name) peak memory", line: line)
         if let written = report.written.first {
-            XCTAssertEqual(result.status, 0, line: line)
+            XCTAssertTrue(report.succeeded, "\(report.failed)", line: line)
             let data = try Data(contentsOf: URL(fileURLWithPath: out + "/" + written.output))
             XCTAssertLessThanOrEqual(data.count, PrepareOptions().maxBytes, line: line)
             XCTAssertEqual(ContainerMetadata.kinds(in: data), [], "\(name)", line: line)
@@ -37,11 +40,11 @@ final class GeneratedHostileInputTests: XCTestCase {
             XCTAssertEqual([back.header.width, back.header.height], [written.width, written.height], line: line)
             return .image(width: written.width, height: written.height)
         }
-        XCTAssertEqual(result.status, 1, line: line)
+        XCTAssertFalse(report.succeeded, line: line)
         let failure = try XCTUnwrap(report.failed.first, "\(name): neither written nor failed", line: line)
-        XCTAssertTrue(result.stderr.contains("\(name): "), "the error names the file: \(result.stderr)", line: line)
-        let remainingFiles = try FileManager.default.contentsOfDirectory(atPath: out).filter { !$0.hasPrefix(".") && $0 != "manifest.json" }
-        XCTAssertEqual(remainingFiles, [], "no partial output for \(name)", line: line)
+        XCTAssertEqual((failure.source as NSString).lastPathComponent, name, "the error names the file", line: line)
+        let remainingFiles = (try? FileManager.default.contentsOfDirectory(atPath: out))?.filter { !$0.hasPrefix(".") && $0 != "manifest.json" }
+        XCTAssertEqual(remainingFiles ?? [], [], "no partial output for \(name)", line: line)
         return .refused(failure.error)
     }
 
@@ -146,15 +149,16 @@ final class GeneratedHostileInputTests: XCTestCase {
     /// Slivers and postage stamps encode, since the server takes them, but the seller is told.
     func testOddShapesAreWarnedAbout() throws {
         let out = try temporaryFolder(self)
-        let result = try CommandLineTool.run(["prepare", Fixture.path("crafted/strip-1x20000.png"),
-                                              Fixture.path("crafted/gif-3000-frames.gif"), "--out", out])
-        XCTAssertEqual(result.status, 0, result.stderr)
-        XCTAssertTrue(result.stderr.contains("strip-1x20000.png: 1×2048 is 2048:1, beyond the 3:1"), result.stderr)
-        XCTAssertTrue(result.stderr.contains("gif-3000-frames.gif: only 64×4 pixels"), result.stderr)
+        let sliver = Fixture.path("crafted/strip-1x20000.png"), stamp = Fixture.path("crafted/gif-3000-frames.gif")
+        let report = try FolderProcessor(job: FolderJob(inputs: [sliver, stamp], outputFolder: out)).run()
+        XCTAssertTrue(report.succeeded, "\(report.failed)")
+        XCTAssertEqual(report.written.count, 2)
+        XCTAssertTrue(report.warnings.contains { $0.hasPrefix(sliver + ": 1×2048 is 2048:1, beyond the 3:1") }, "\(report.warnings)")
+        XCTAssertTrue(report.warnings.contains { $0.hasPrefix(stamp + ": only 64×4 pixels") }, "\(report.warnings)")
     }
 
     /// One folder holding every kind of bad file: each is named with its reason, the good photo is
-    /// still prepared, and the exit code says something failed.
+    /// still prepared, and the run says something failed.
     func testAFolderFullOfBadFilesStillPreparesTheGoodOne() throws {
         let root = try temporaryFolder(self)
         let input = root + "/in"
@@ -164,14 +168,15 @@ final class GeneratedHostileInputTests: XCTestCase {
         for fixture in bad + ["photos/flowers.jpeg"] {
             try FileManager.default.copyItem(atPath: Fixture.path(fixture), toPath: input + "/" + (fixture as NSString).lastPathComponent)
         }
-        let result = try CommandLineTool.run(["prepare", input, "--out", root + "/out", "--json"], timeLimit: Self.timeLimit)
-        XCTAssertEqual(result.status, 1)
-        let report = try JSONDecoder().decode(FolderReport.self, from: Data(result.stdout.utf8))
+        let report = try FolderProcessor(job: FolderJob(inputs: [input], outputFolder: root + "/out")).run()
+        XCTAssertFalse(report.succeeded)
         XCTAssertEqual(report.written.map(\.output), ["in/flowers.jpg"])
         XCTAssertEqual(Set(report.failed.map { ($0.source as NSString).lastPathComponent }),
                        Set(bad.map { ($0 as NSString).lastPathComponent }))
         for failure in report.failed {
-            XCTAssertTrue(result.stderr.contains((failure.source as NSString).lastPathComponent + ": " + failure.error), failure.error)
+            let cause = try XCTUnwrap(failure.cause, failure.source)
+            XCTAssertEqual(failure.error, cause.description, "\(failure.source) is named with its reason")
         }
+        XCTAssertEqual(Manifest.load(from: root + "/out")?.failures.map(\.error).sorted(), report.failed.map(\.error).sorted(), "and recorded with it")
     }
 }

@@ -12,8 +12,8 @@ final class ThumbHashTests: FolderTestCase {
         try copy("photos/DSCN0010.jpg", to: "garden.jpg")
         try copy("orientation/Landscape_6.jpg", to: "sideways.jpg")
         try copy("alpha/Flag_of_the_Netherlands-alpha.png", to: "flag.png")
-        let result = try CommandLineTool.run(["thumbs", input, "--out", output])
-        XCTAssertEqual(result.status, 0, result.stderr)
+        let report = try FolderProcessor(job: FolderJob(inputs: [input], outputFolder: output, prepare: nil, thumbnails: ThumbnailOptions())).run()
+        XCTAssertTrue(report.succeeded, "\(report.failed)")
         let index = try JSONDecoder().decode(ThumbnailIndex.self, from: Data(contentsOf: URL(fileURLWithPath: output + "/thumbs.json")))
         XCTAssertEqual(index.sources.count, 4)
         for entry in index.sources {
