@@ -25,15 +25,15 @@ struct Serve: AsyncParsableCommand {
         --config file: a flag wins over the environment, which wins over the file. imgproxy's names are \
         read too, in imgproxy's units.
 
+        SETTINGS:
+        \(ServiceSettings.help)
+
         EXAMPLES:
           market-images serve --root ready --cache /var/cache/market-images
           market-images serve --root ready --bind 0.0.0.0:8080 --key-file key.hex
           market-images serve --root Samples --insecure-unsigned
           market-images serve --only-presets --allow-source https://img.example.com/
           market-images serve --config /etc/market-images/serve.env
-
-        SETTINGS:
-        \(ServiceSettings.help)
         """
     )
 
