@@ -63,6 +63,27 @@ final class ImageWorkPoolTests: XCTestCase {
         XCTAssertEqual(answers, [1, 2])
     }
 
+    /// A queue of 0 means no waiting, not no work: a free worker takes a job, a busy one refuses the
+    /// next (imgproxy's `IMGPROXY_REQUESTS_QUEUE_SIZE=0`, its "no limit", once made every request 503).
+    func testAQueueOfZeroStillRunsWhatAFreeWorkerCanTake() async throws {
+        let pool = ImageWorkPool(workers: 1, queueLimit: 0)
+        let answer = try await pool.run { 1 }
+        XCTAssertEqual(answer, 1, "an idle pool with no queue runs a job")
+        let release = DispatchSemaphore(value: 0)
+        let running = DispatchSemaphore(value: 0)
+        let first = Task { try await pool.run { running.signal(); release.wait(); return 2 } }
+        running.wait()
+        do {
+            _ = try await pool.run { 3 }
+            XCTFail("no job may wait")
+        } catch {
+            XCTAssertEqual(error, .overloaded(queueLimit: 0))
+        }
+        release.signal()
+        let second = try await first.value
+        XCTAssertEqual(second, 2)
+    }
+
     /// A client that goes away while its job waits costs no processing.
     func testCancelledQueuedWorkNeverRuns() async throws {
         let pool = ImageWorkPool(workers: 1)

@@ -16,7 +16,7 @@ public final class ImageWorkPool: Sendable {
     public init(workers: Int = ProcessInfo.processInfo.activeProcessorCount, queueLimit: Int = .max) {
         self.workers = max(1, workers)
         self.queueLimit = max(0, queueLimit)
-        state = State(queueLimit: self.queueLimit)
+        state = State(workers: self.workers, queueLimit: self.queueLimit)
         VipsRuntime.setThreadsPerImage(ProcessInfo.processInfo.activeProcessorCount / self.workers)
         for index in 0..<self.workers {
             let thread = Thread { [state] in state.workLoop() }
@@ -111,9 +111,10 @@ public final class ImageWorkPool: Sendable {
         private var stopped = false
         /// The watches of the jobs on a worker now, by job.
         private var running: [UInt64: RenderWatch?] = [:]
+        private let workers: Int
         private let queueLimit: Int
 
-        init(queueLimit: Int) { self.queueLimit = queueLimit }
+        init(workers: Int, queueLimit: Int) { (self.workers, self.queueLimit) = (workers, queueLimit) }
 
         var queuedCount: Int { condition.withLock { jobs.count - head } }
         var runningCount: Int { condition.withLock { running.count } }
@@ -127,7 +128,8 @@ public final class ImageWorkPool: Sendable {
 
         func enqueue(id: UInt64, bounded: Bool = true, watch: RenderWatch? = nil, _ body: @escaping (Bool) -> Void) -> Bool {
             condition.withLock {
-                guard !bounded || jobs.count - head < queueLimit else { return false }
+                // What an idle worker is about to take does not wait: with a queue of 0, a free worker still takes a job.
+                guard !bounded || jobs.count - head - max(0, workers - running.count) < queueLimit else { return false }
                 jobs.append(Job(id: id, watch: watch, body: body))
                 condition.signal()
                 return true

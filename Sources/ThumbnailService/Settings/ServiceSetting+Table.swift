@@ -73,7 +73,8 @@ extension ServiceSetting {
                help: "With --cache, bytes of the most recent outputs also kept in memory (0: none)."),
         number("workers", \.workers, 1...256, "takes 1 to 256", imgproxy: imgproxy("IMGPROXY_WORKERS"), help: "Images processed at once.")
             .defaulting(to: "the number of cores"),
-        number("queue", \.queue, 0...100_000, "takes 0 to 100000", imgproxy: imgproxy("IMGPROXY_REQUESTS_QUEUE_SIZE"),
+        // imgproxy's 0 is no limit; here 0 is no waiting (a free worker still takes a request).
+        number("queue", \.queue, 0...100_000, "takes 0 to 100000", imgproxy: imgproxy("IMGPROXY_REQUESTS_QUEUE_SIZE", convert: { $0 == "0" ? "100000" : $0 }),
                help: "Requests that may wait for a worker; more are answered 503 with Retry-After."),
         number("max-output-edge", \.limits.maxOutputEdge, 16...16_384, "takes 16 to 16384", valueName: "pixels",
                imgproxy: imgproxy("IMGPROXY_MAX_RESULT_DIMENSION", convert: zeroIsDefault), output: .inETag,

@@ -104,7 +104,10 @@ extension ServiceSetting {
     }
 
     static func duration(_ text: String) throws(Unreadable) -> Duration {
-        guard let value = Double(text), value.isFinite, abs(value) < 1e9 else { throw Unreadable(expected: "a number of seconds") }
+        // Decimal digits only: Double would also read hex (0x10) and exponents.
+        guard text.wholeMatch(of: /-?[0-9]{1,9}(\.[0-9]{1,9})?/) != nil, let value = Double(text) else {
+            throw Unreadable(expected: "a number of seconds, e.g. 5 or 0.5")
+        }
         return .nanoseconds(Int64((value * 1e9).rounded()))
     }
 

@@ -93,7 +93,7 @@ public struct ServiceSettings: Sendable {
     }
 
     /// Every setting for `serve --help`: its flag and value, what it does, its default and its
-    /// variables, wrapped to 80 columns.
+    /// variables, wrapped short of 80 columns (the help's own wrapping would break its indent).
     public static var help: String {
         ServiceSetting.all.map { setting in
             let flag: String
@@ -106,7 +106,7 @@ public struct ServiceSettings: Sendable {
             let standard = setting.form == .toggle ? (setting.defaultText == "true" ? "on" : "off") : setting.defaultText
             if let shown = setting.shownDefault ?? standard { text += " Default: \(shown)." }
             text += " Also " + ([setting.variable] + setting.imgproxy.map(\.variable)).joined(separator: ", ") + "."
-            return "  \(flag)\n" + wrapped(text, indent: 8, width: 80)
+            return "  \(flag)\n" + wrapped(text, indent: 8, width: 76)
         }.joined(separator: "\n")
     }
 

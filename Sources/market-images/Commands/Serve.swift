@@ -40,9 +40,10 @@ struct Serve: AsyncParsableCommand {
     @Argument(parsing: .captureForPassthrough, help: ArgumentHelp("The settings above, as flags.", valueName: "settings"))
     var settings: [String] = []
 
-    /// The settings are captured whole, help flags included, so help is asked for here.
+    /// The settings are captured whole, help and version flags included, so they are answered here.
     func validate() throws {
         if settings.contains(where: { ["-h", "--help", "-help"].contains($0) }) { throw CleanExit.helpRequest(self) }
+        if settings.contains("--version") { throw CleanExit.message(MarketImages.configuration.version) }
     }
 
     func run() async throws {
