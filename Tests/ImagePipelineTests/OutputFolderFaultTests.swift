@@ -8,14 +8,11 @@ import XCTest
 /// rerun does exactly the missing work. (Runs killed mid-way are the command's: CommandLineTests'
 /// FaultTests.)
 final class OutputFolderFaultTests: FolderTestCase {
-    static let photos = ["photos/flowers.jpeg", "photos/DSCN0010.jpg", "photos/2569067123_aca715a2ee_o.jpg",
-                         "alpha/alpha-layer-1-fill.png"] + (1...8).map { "orientation/Landscape_\($0).jpg" }
+    static let photos = Fixture.runPhotos
 
     override func setUpWithError() throws {
         try super.setUpWithError()
-        for fixture in Self.photos {
-            try copy(fixture, to: (fixture as NSString).lastPathComponent)
-        }
+        try copyFlat(Self.photos)
     }
 
     private func prepare(into folder: String, jobs: Int = 2, onEvent: @escaping @Sendable (FolderEvent) -> Void = { _ in }) throws -> FolderReport {

@@ -6,10 +6,6 @@ import XCTest
 /// Output folders a new user got wrong: the input folder itself, a folder holding it, a file, or a
 /// typo among the inputs. Each is found before anything is written, and a typo creates nothing.
 final class OutputFolderMistakeTests: FolderTestCase {
-    private func prepare(_ inputs: [String], into folder: String) throws -> FolderReport {
-        try FolderProcessor(job: FolderJob(inputs: inputs, outputFolder: folder)).run()
-    }
-
     /// The input folder, however it is spelled, or a folder holding it, is refused as the output
     /// folder; a folder inside the input is fine and simply not read.
     func testTheOutputFolderNeverFeedsOnItself() throws {
@@ -26,7 +22,7 @@ final class OutputFolderMistakeTests: FolderTestCase {
         let inside = samedir + "/ready"
         XCTAssertNil(OutputFolderMistake.check(output: inside, inputs: [samedir]))
         for _ in 0..<2 {
-            let run = try prepare([samedir], into: inside)
+            let run = try prepareRun([samedir], into: inside)
             XCTAssertTrue(run.succeeded, "\(run.failed)")
             XCTAssertEqual(run.written.count + run.upToDate.count, 1)
         }
@@ -42,13 +38,13 @@ final class OutputFolderMistakeTests: FolderTestCase {
         XCTAssertEqual(OutputFolderMistake.check(output: file, inputs: [Fixture.path("photos/DSCN0010.jpg")]), .isAFile(path: file))
         XCTAssertNil(OutputFolderMistake.check(output: output, inputs: [Fixture.path("photos/DSCN0010.jpg")]), "a folder to be made is fine")
 
-        let missing = try prepare([root + "/no-such-folder"], into: output)
+        let missing = try prepareRun([root + "/no-such-folder"], into: output)
         XCTAssertFalse(missing.succeeded)
         XCTAssertEqual(missing.failed.map(\.cause), [.sourceUnreadable(errno: ENOENT)])
         XCTAssertFalse(FileManager.default.fileExists(atPath: output), "nothing created for a typo")
 
         try copy("photos/DSCN0010.jpg", to: "a.jpg")
-        let partly = try prepare([input + "/a.jpg", root + "/no-such-folder"], into: output)
+        let partly = try prepareRun([input + "/a.jpg", root + "/no-such-folder"], into: output)
         XCTAssertFalse(partly.succeeded)
         XCTAssertEqual(partly.written.count, 1)
         XCTAssertEqual(Manifest.load(from: output)?.failures.map(\.source), [root + "/no-such-folder"])

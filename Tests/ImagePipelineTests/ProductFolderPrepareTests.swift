@@ -27,9 +27,7 @@ final class ProductFolderPrepareTests: FolderTestCase {
         try copy("photos/DSCN0010.jpg", to: "mug/IMG_1.jpg")
         try copy("photos/flowers.jpeg", to: "mug/originals/flowers.jpeg")
         let outside = root + "/elsewhere"
-        try FileManager.default.createDirectory(atPath: outside + "/private", withIntermediateDirectories: true)
-        try FileManager.default.copyItem(atPath: Fixture.path("photos/jolla.jpg"), toPath: outside + "/id-card.jpg")
-        try FileManager.default.copyItem(atPath: Fixture.path("photos/jolla.jpg"), toPath: outside + "/private/IMG_1.jpg")
+        try Fixture.plantLinkTargets(outside: outside)
         try FileManager.default.createSymbolicLink(atPath: input + "/mug/IMG_2.jpg", withDestinationPath: outside + "/id-card.jpg")
         try FileManager.default.createSymbolicLink(atPath: input + "/mug/IMG_3.jpg", withDestinationPath: "originals/flowers.jpeg")
         try FileManager.default.createSymbolicLink(atPath: input + "/private", withDestinationPath: outside + "/private")

@@ -17,10 +17,7 @@ final class PreviewFolderRuleTests: FolderTestCase {
         try copy("photos/DSCN0010.jpg", to: "mug/IMG_1.jpg")
         try #"{"name":"Mug","description":"A mug for the preview.","price":9000,"stock":2}"#.write(toFile: input + "/mug/product.json", atomically: true, encoding: .utf8)
         let outside = root + "/elsewhere"
-        try FileManager.default.createDirectory(atPath: outside + "/private", withIntermediateDirectories: true)
-        try FileManager.default.copyItem(atPath: Fixture.path("photos/jolla.jpg"), toPath: outside + "/id-card.jpg")
-        try FileManager.default.copyItem(atPath: Fixture.path("photos/jolla.jpg"), toPath: outside + "/private/IMG_1.jpg")
-        try #"{"name":"Private","description":"Not a product at all.","price":1000,"stock":1}"#.write(toFile: outside + "/private/product.json", atomically: true, encoding: .utf8)
+        try Fixture.plantLinkTargets(outside: outside)
         try FileManager.default.createSymbolicLink(atPath: input + "/mug/IMG_2.jpg", withDestinationPath: outside + "/id-card.jpg")
         try FileManager.default.createSymbolicLink(atPath: input + "/private", withDestinationPath: outside + "/private")
         try await withPreview { client, token, _ in

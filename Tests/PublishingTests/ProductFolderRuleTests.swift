@@ -31,10 +31,7 @@ final class ProductFolderRuleTests: PublishingTestCase {
         try await start()
         let folder = try productFolder("mug", photos: ["photos/DSCN0010.jpg"])
         let outside = root + "/elsewhere"
-        try FileManager.default.createDirectory(atPath: outside + "/private", withIntermediateDirectories: true)
-        try FileManager.default.copyItem(atPath: Fixture.path("photos/jolla.jpg"), toPath: outside + "/id-card.jpg")
-        try FileManager.default.copyItem(atPath: Fixture.path("photos/jolla.jpg"), toPath: outside + "/private/IMG_1.jpg")
-        try #"{"name":"Private","description":"Not a product at all.","price":1000,"stock":1}"#.write(toFile: outside + "/private/product.json", atomically: true, encoding: .utf8)
+        try Fixture.plantLinkTargets(outside: outside)
         try FileManager.default.createSymbolicLink(atPath: folder + "/IMG_2.jpg", withDestinationPath: outside + "/id-card.jpg")
         try FileManager.default.createDirectory(atPath: folder + "/originals", withIntermediateDirectories: true)
         try FileManager.default.copyItem(atPath: Fixture.path("photos/flowers.jpeg"), toPath: folder + "/originals/flowers.jpeg")

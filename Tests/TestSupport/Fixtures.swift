@@ -8,6 +8,20 @@ public enum Fixture {
 
     public static func path(_ relative: String) -> String { root.appendingPathComponent(relative).path }
 
+    /// What a link out of a products folder could reach, made at `outside`: a photo that is not a
+    /// product's (`id-card.jpg`) and a whole product folder (`private/`, a photo and its product.json).
+    public static func plantLinkTargets(outside: String) throws {
+        try FileManager.default.createDirectory(atPath: outside + "/private", withIntermediateDirectories: true)
+        try FileManager.default.copyItem(atPath: path("photos/jolla.jpg"), toPath: outside + "/id-card.jpg")
+        try FileManager.default.copyItem(atPath: path("photos/jolla.jpg"), toPath: outside + "/private/IMG_1.jpg")
+        try #"{"name":"Private","description":"Not a product at all.","price":1000,"stock":1}"#.write(toFile: outside + "/private/product.json", atomically: true, encoding: .utf8)
+    }
+
+    /// Twelve photos of every kind a folder run meets (large JPEGs, PNG with alpha, all eight EXIF
+    /// orientations): the runs that are killed, raced or starved of disk.
+    public static let runPhotos = ["photos/flowers.jpeg", "photos/DSCN0010.jpg", "photos/2569067123_aca715a2ee_o.jpg",
+                                   "alpha/alpha-layer-1-fill.png"] + (1...8).map { "orientation/Landscape_\($0).jpg" }
+
     public static let orientations = (1...8).map { path("orientation/Landscape_\($0).jpg") }
     /// Every fixture a seller could legitimately upload, in every format the pipeline reads.
     public static let photos = [
@@ -35,6 +49,11 @@ open class FolderTestCase: XCTestCase {
 
     open override func setUpWithError() throws {
         root = try temporaryFolder(self)
+    }
+
+    /// Copies each fixture into `input` under its own file name, side by side.
+    public func copyFlat(_ fixtures: [String]) throws {
+        for fixture in fixtures { try copy(fixture, to: (fixture as NSString).lastPathComponent) }
     }
 
     /// Copies a fixture to `input/relative`, creating product folders on the way.

@@ -7,14 +7,11 @@ import XCTest
 /// the records stay valid JSON, and a rerun does exactly the missing work. (Races, full disks and
 /// read-only folders are run in process: ImagePipelineTests' OutputFolderFaultTests.)
 final class FaultTests: FolderTestCase {
-    static let photos = ["photos/flowers.jpeg", "photos/DSCN0010.jpg", "photos/2569067123_aca715a2ee_o.jpg",
-                         "alpha/alpha-layer-1-fill.png"] + (1...8).map { "orientation/Landscape_\($0).jpg" }
+    static let photos = Fixture.runPhotos
 
     override func setUpWithError() throws {
         try super.setUpWithError()
-        for fixture in Self.photos {
-            try copy(fixture, to: (fixture as NSString).lastPathComponent)
-        }
+        try copyFlat(Self.photos)
     }
 
     private func report(_ result: CommandLineTool.Result, file: StaticString = #filePath, line: UInt = #line) throws -> FolderReport {
