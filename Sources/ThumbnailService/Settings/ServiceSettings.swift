@@ -22,19 +22,13 @@ public struct ServiceSettings: Sendable {
     public init(arguments: [String], environment: [String: String] = ProcessInfo.processInfo.environment) throws(Invalid) {
         let sources = try SettingSources(flags: try Self.flags(arguments), environment: environment)
         var configuration = ServiceConfiguration()
-        var secrets: [String: String] = [:]
         for setting in ServiceSetting.all {
             guard let (text, origin) = sources.text(of: setting) else { continue }
-            if setting.form == .secret { secrets[setting.name] = text }
             do { try setting.apply(&configuration, text) } catch {
                 throw Invalid("\(origin) is \(ServiceSetting.shown(text)), not \(error.expected)")
             }
         }
-        if let keyFile = sources.text(of: ServiceSetting.named("key-file")!) {
-            configuration.keys = try Self.keys(fromFile: keyFile.text, origin: keyFile.origin)
-        } else {
-            configuration.keys = try Self.keys(ServiceSetting.commaSeparated(secrets["key"] ?? ""), salts: ServiceSetting.commaSeparated(secrets["salt"] ?? ""))
-        }
+        configuration.keys = try Self.keys(from: sources)
         guard !configuration.keys.isEmpty || configuration.allowUnsigned || configuration.onlyPresets else {
             throw Invalid("no key: set $MARKET_IMAGES_KEY and $MARKET_IMAGES_SALT (hex) or --key-file; "
                 + "--only-presets serves unsigned preset URLs on any address, --insecure-unsigned any URL on loopback only")
@@ -54,7 +48,12 @@ public struct ServiceSettings: Sendable {
     /// The signing keys alone, for a command that signs URLs (`url`): `--key-file` if given, else
     /// `MARKET_IMAGES_KEY` and `_SALT` (or imgproxy's names) from the environment.
     public static func signingKeys(keyFile: String?, environment: [String: String] = ProcessInfo.processInfo.environment) throws(Invalid) -> [SigningKey] {
-        let sources = try SettingSources(flags: keyFile.map { ["key-file": [$0]] } ?? [:], environment: environment)
+        try keys(from: SettingSources(flags: keyFile.map { ["key-file": [$0]] } ?? [:], environment: environment))
+    }
+
+    /// The key file's pairs if one is given, else the key and salt variables' (the resolver's own
+    /// settings, which fill no field of their own).
+    private static func keys(from sources: SettingSources) throws(Invalid) -> [SigningKey] {
         if let keyFile = sources.text(of: ServiceSetting.named("key-file")!) { return try keys(fromFile: keyFile.text, origin: keyFile.origin) }
         func secret(_ name: String) -> [String] { ServiceSetting.commaSeparated(sources.text(of: ServiceSetting.named(name)!)?.text ?? "") }
         return try keys(secret("key"), salts: secret("salt"))
