@@ -26,7 +26,7 @@ public struct ThumbnailService: Sendable {
         self.configuration = configuration
         self.logger = logger
         logger.info("thumbnail service accepts \(configuration.accepts)")
-        let metrics = ServiceMetrics()
+        let metrics = ServiceMetrics(namespace: configuration.metricsNamespace)
         self.metrics = metrics
         connections = ConnectionLimit(maximum: configuration.connectionLimit)
         let fallback: FallbackImage?
@@ -51,6 +51,7 @@ public struct ThumbnailService: Sendable {
             let local = try configuration.root.map { root throws(ImagePipelineError) in
                 var local = try LocalSourceRoot(root, maxBytes: configuration.maxSourceBytes)
                 local.metrics = metrics
+                local.allowedPrefixes = configuration.allowedSources.filter { $0.hasPrefix(LocalSourceRoot.scheme) }
                 return local
             }
             let origin = OriginClient(prefixes: configuration.allowedSources.compactMap { SourceURL(prefix: $0) },
@@ -62,7 +63,8 @@ public struct ThumbnailService: Sendable {
                                        clock: configuration.clock, metrics: metrics)
             handler = ImageRequestHandler(
                 rules: URLRules(presets: configuration.presetTable, onlyPresets: configuration.onlyPresets,
-                                presetDPRs: Set(configuration.presetDPRs), allowSecurityOptions: configuration.allowSecurityOptions),
+                                presetDPRs: Set(configuration.presetDPRs), allowSecurityOptions: configuration.allowSecurityOptions,
+                                pathPrefix: configuration.pathPrefix),
                 maxAge: configuration.maxAge,
                 signature: SignatureCheck(keys: configuration.keys, size: configuration.signatureSize),
                 sources: (local.map { [$0] } ?? []) + [remote],
@@ -77,16 +79,20 @@ public struct ThumbnailService: Sendable {
         }
     }
 
-    /// `GET /health`, and every other GET or HEAD as an image URL, with one access-log line each. On
+    /// `GET /health` (under the path prefix too), and every other GET or HEAD as an image URL, with
+    /// one access-log line each. On
     /// a router of the caller's, after its own routes: the image route catches every path but `/`,
     /// which is the caller's; `answersRoot` takes `/` too, for a router with nothing of its own there
     /// (`serve`'s: the router's own 404 has no body and none of the service's headers).
     public func addRoutes<Context: RequestContext>(to router: Router<Context>, answersRoot: Bool = false) {
-        let routes = router.group().add(middleware: AccessLog<Context>(metrics: metrics, logger: logger))
-        routes.get("/health") { request, _ in HTTPAnswer.text("ok\n", method: request.method) }
-        routes.head("/health") { request, _ in HTTPAnswer.text("ok\n", method: request.method) }
-        let handler = self.handler, shutdown = ShutdownGrace(grace: configuration.grace), departures = self.departures
-        let paths: [RouterPath] = answersRoot ? ["**", "/"] : ["**"]
+        let routes = router.group().add(middleware: AccessLog<Context>(metrics: metrics, logger: logger, pathPrefix: configuration.pathPrefix ?? ""))
+        for health in Set(["/health", (configuration.pathPrefix ?? "") + "/health"]) {
+            routes.get(RouterPath(health)) { request, _ in HTTPAnswer.text("ok\n", method: request.method) }
+            routes.head(RouterPath(health)) { request, _ in HTTPAnswer.text("ok\n", method: request.method) }
+        }
+        let handler = self.handler, shutdown = ShutdownGrace(grace: configuration.grace), departures = self.departures, metrics = self.metrics
+        // The router does not fall back from `/img/health`'s branch to `**`: the prefix gets its own.
+        let paths: [RouterPath] = ["**"] + (configuration.pathPrefix.map { [RouterPath($0 + "/**")] } ?? []) + (answersRoot ? ["/"] : [])
         for method: HTTPRequest.Method in [.get, .head, .post, .put, .delete, .patch, .options] {
             for path in paths {
                 routes.on(path, method: method) { request, context -> Response in
@@ -98,6 +104,7 @@ public struct ThumbnailService: Sendable {
                                 CacheOutcome.current?.text = outcome
                                 return response
                             } catch {
+                                if let type = error.imgproxyErrorType { metrics.error(type) }
                                 return error.response
                             }
                         }

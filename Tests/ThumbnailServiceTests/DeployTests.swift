@@ -133,6 +133,20 @@ final class DeployTests: FolderTestCase {
         XCTAssertEqual(service.logLines(containing: "/pr:list/dpr:2/").count, 4, "one render per format:\n\(service.logText)")
     }
 
+    /// The unit's flags give every instance, whatever its port, a valid metrics address apart from its
+    /// images' (`1%i` made 110080 of @10080).
+    func testTheUnitsPortsWorkForEveryInstancePort() throws {
+        let repository = Fixture.root.deletingLastPathComponent().deletingLastPathComponent()
+        let unit = try String(contentsOf: repository.appendingPathComponent("deploy/market-images@.service"), encoding: .utf8)
+        let flags = unit.matches(of: /--(bind|metrics-bind) (\S+)/).flatMap { ["--" + $0.output.1, String($0.output.2)] }
+        XCTAssertEqual(flags.count, 4, unit)
+        for port in ["80", "8080", "10080", "65535"] {
+            let arguments = flags.map { $0.replacingOccurrences(of: "%i", with: port) } + ["--root", root, "--insecure-unsigned"]
+            let configuration = try ServiceSettings(arguments: arguments, environment: [:]).configuration
+            XCTAssertNotEqual(configuration.bind, configuration.metricsBind, port)
+        }
+    }
+
     /// The unit as committed scores 1.3 or better in `systemd-analyze security` (was 4.4): removing a
     /// hardening setting fails this. Its threshold is in tenths.
     func testTheUnitKeepsItsHardening() throws {

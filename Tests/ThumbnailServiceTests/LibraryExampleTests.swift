@@ -196,7 +196,7 @@ final class LibraryExampleTests: FolderTestCase {
                 XCTAssertNotNil(code.firstMatch(of: try Regex("public (final class|class|struct|enum|protocol|actor|typealias) \(type)\\b")),
                                 "\(target).docc links to \(type), which \(target) does not declare public")
                 if let member = match.output.2 {
-                    XCTAssertNotNil(code.firstMatch(of: try Regex("public (mutating )?(func|var|let|init) ?\(member)\\b")),
+                    XCTAssertNotNil(code.firstMatch(of: try Regex("public (static )?(mutating )?(func|var|let|init) ?\(member)\\b")),
                                     "\(target).docc links to \(type)/\(member), which is not public")
                 }
             }

@@ -41,7 +41,7 @@ final class OutputPlannerTests: FolderTestCase {
             "render-memory": "67108864", "render-timeout": "1", "quality": "70", "format-quality": "avif=50", "auto-quality": "ssimulacra2:80",
             "auto-quality-max-resolution": "0", "allow-security-options": "true", "fast-decode": "true", "baseline-jpeg": "true",
             "avif-effort": "4", "auto-avif": "true", "jxl-effort": "7", "auto-jxl": "true", "preset": "x=q:50", "max-age": "5", "grace": "5",
-            "idle-timeout": "5", "max-connections": "5", "metrics-bind": "off",
+            "idle-timeout": "5", "max-connections": "5", "metrics-bind": "off", "path-prefix": "/img", "metrics-namespace": "imgproxy",
         ]
         let resolvedElsewhere: Set<String> = ["config", "key", "salt", "key-file"]
         XCTAssertEqual(Set(ServiceSetting.all.map(\.name)).subtracting(resolvedElsewhere), Set(samples.keys), "a sample value for every setting")

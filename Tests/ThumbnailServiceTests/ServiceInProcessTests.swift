@@ -506,10 +506,10 @@ final class ServiceInProcessTests: ServiceTestCase {
         }
     }
 
-    /// Keyless presets make exactly the documented outputs: one preset a URL, so a source has
-    /// presets × `dpr` values × formats outputs (4 × 3 × 5), each spelling of one of them one ETag;
-    /// combinations (`pr:list:card`, `pr:list/pr:grid`) and URLs naming no preset are 400. ETags are
-    /// read from 304s to `If-None-Match: *`, which render nothing.
+    /// Keyless presets make exactly the documented outputs: a source has presets × `dpr` values ×
+    /// formats outputs of one preset (4 × 3 × 5), each spelling of one of them one ETag, imgproxy's
+    /// bare `list/…` too; more than three presets (`pr:list:card:upload:grid`, `list:card/pr:grid:upload`)
+    /// and URLs naming no preset are 400. ETags are read from 304s to `If-None-Match: *`, which render nothing.
     func testKeylessPresetsMakeExactlyTheDocumentedOutputs() async throws {
         var configuration = configuration()
         configuration.keys = []
@@ -523,7 +523,7 @@ final class ServiceInProcessTests: ServiceTestCase {
                     let output = "\(preset)@\(dpr)x.\(format.rawValue)"
                     let name = format.rawValue
                     for options in [["pr:\(preset)", "dpr:\(dpr)", "f:\(name)"], ["dpr:\(dpr).0", "preset:\(preset)", "f:\(format.fileExtension.uppercased())"],
-                                    ["cb:v2", "pr:\(preset)", "dpr:\(dpr)", "format:\(name)"]] {
+                                    ["cb:v2", "pr:\(preset)", "dpr:\(dpr)", "format:\(name)"], [preset, "dpr:\(dpr)", "f:\(name)"]] {
                         spellings.append((output, "/insecure" + ThumbnailURLSigner.path(options: options, source: source)))
                     }
                     spellings.append((output, "/insecure" + ThumbnailURLSigner.path(options: ["pr:\(preset)", "dpr:\(dpr)"], source: source, format: format.fileExtension)))
@@ -534,7 +534,7 @@ final class ServiceInProcessTests: ServiceTestCase {
             }
         }
         let urls = spellings
-        let refused = [["pr:list:card"], ["pr:card:upload:grid"], ["pr:list", "pr:grid"], ["pr:list", "preset:list"], ["dpr:2"], ["f:webp"], ["cb:1"]]
+        let refused = [["pr:list:card:upload:grid"], ["list:card", "pr:upload:grid"], ["pr:list", "pr:grid", "pr:list", "preset:list"], ["dpr:2"], ["f:webp"], ["cb:1"]]
             .map { "/insecure" + ThumbnailURLSigner.path(options: $0, source: source) } + ["/insecure/plain/" + source]
         try await withService(configuration) { _, client in
             var etags: [String: Set<String>] = [:]
@@ -549,7 +549,7 @@ final class ServiceInProcessTests: ServiceTestCase {
             for uri in refused {
                 let answer = try await client.execute(uri: uri, method: .get, headers: [.ifNoneMatch: "*"]) { $0 }
                 XCTAssertEqual(answer.status, .badRequest, uri)
-                XCTAssertTrue(String(buffer: answer.body).contains("one a URL"), String(buffer: answer.body))
+                XCTAssertTrue(String(buffer: answer.body).contains("1 to 3 a URL"), String(buffer: answer.body))
             }
         }
     }

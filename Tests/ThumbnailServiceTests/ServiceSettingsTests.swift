@@ -47,7 +47,7 @@ final class ServiceSettingsTests: FolderTestCase {
         XCTAssertEqual([header.width, header.height], [100, 100], "the file's preset")
         let refused = try await fromEnvironment.get(ownSize, headers: ["Accept": "image/jpeg"])
         XCTAssertEqual(refused.status, 400, "MARKET_IMAGES_ONLY_PRESETS=true")
-        XCTAssertTrue(fromEnvironment.logText.contains("warning: MARKET_IMAGES_CAHCE is not a setting of serve and is ignored"), fromEnvironment.logText)
+        XCTAssertTrue(fromEnvironment.logText.contains("warning: MARKET_IMAGES_CAHCE is not a setting of serve (did you mean MARKET_IMAGES_CACHE?) and is ignored"), fromEnvironment.logText)
         XCTAssertFalse(fromEnvironment.logText.contains("MARKET_IMAGES_ROOT is not"), "the file's names are known")
         let cached = try FileManager.default.subpathsOfDirectory(atPath: root + "/cache").filter { !$0.hasPrefix(".") }
         XCTAssertFalse(cached.isEmpty, "MARKET_IMAGES_CACHE is the cache folder")
@@ -112,6 +112,7 @@ final class ServiceSettingsTests: FolderTestCase {
             "config": "/no/such/serve.env", "format-quality": "webp=good", "allow-security-options": "sometimes",
             "watermark": "/no/such/logo.png", "watermark-opacity": "2", "max-animation-frames": "0", "max-animation-frame-resolution": "0",
             "auto-quality": "dssim:0.02", "auto-quality-max-resolution": "-1", "key": "not-hex", "salt": "not-hex",
+            "path-prefix": "/img/../x", "metrics-namespace": "image-proxy",
         ]
         // Set by a good value elsewhere (the test above).
         let covered: Set<String> = ["cache"]
@@ -174,7 +175,7 @@ final class ServiceSettingsTests: FolderTestCase {
         let readme = try String(contentsOf: repository.appendingPathComponent("README.md"), encoding: .utf8)
         let migration = try XCTUnwrap(readme.components(separatedBy: "#### Moving from imgproxy").dropFirst().first?.components(separatedBy: "\n### ").first)
         let rows = migration.split(separator: "\n").filter { $0.hasPrefix("| `IMGPROXY_") }.joined(separator: "\n")
-        let listed = Set(rows.matches(of: /IMGPROXY_[A-Z_]+/).map { String($0.output) })
+        let listed = Set(rows.matches(of: /IMGPROXY_[A-Z0-9_]+/).map { String($0.output) })
         for name in ServiceSetting.all.flatMap(\.imgproxy).map(\.variable) + ImgproxyFixedSettings.table.keys {
             XCTAssertTrue(listed.contains(name), "\(name) is read but not in the README's imgproxy table")
         }
@@ -191,8 +192,18 @@ final class ServiceSettingsTests: FolderTestCase {
             XCTAssertEqual(ServiceSetting.named(flag)?.defaultText, shown, "the README's default of --\(flag)")
         }
         for name in listed {
-            XCTAssertNotNil(ImgproxyFixedSettings.warning(name, value: "true").map { $0.contains("no equivalent") ? nil : $0 } ?? "read",
+            XCTAssertNotNil(ImgproxyFixedSettings.warning(name, value: "true").map { $0.contains("no equivalent") || $0.contains("not one of") ? nil : $0 } ?? "read",
                             "the README names \(name), which serve neither reads nor answers")
+        }
+        // Every open-source imgproxy setting is read, fixed or answered with why, and the README's
+        // second table is the code's.
+        let read = Set(ServiceSetting.all.flatMap(\.imgproxy).map(\.variable)).union(ImgproxyFixedSettings.table.keys)
+        for name in ImgproxyNames.openSource where !read.contains(name) {
+            XCTAssertNotNil(ImgproxyFixedSettings.reason(name), "\(name) is imgproxy's, but serve neither reads it nor says why not")
+        }
+        for (names, reason) in ImgproxyFixedSettings.unhonoured {
+            let row = "| " + names.map { "`\($0.hasSuffix("_") ? $0 + "*" : $0)`" }.joined(separator: ", ") + " | \(reason) |"
+            XCTAssertTrue(migration.contains(row + "\n"), "the README's table of settings not read lacks the row\n\(row)")
         }
     }
 
@@ -232,7 +243,7 @@ final class ServiceSettingsTests: FolderTestCase {
         XCTAssertEqual([scored.header("X-Quality") != nil, unscored.header("X-Quality") != nil], [true, false],
                        "IMGPROXY_AUTOQUALITY_MAX_RESOLUTION=0.01 megapixels: 100×100 is scored, 200×150 is not")
         let log = service.logText
-        XCTAssertTrue(log.contains("warning: IMGPROXY_LOG_LEVEL is imgproxy's and has no equivalent in serve"), log)
+        XCTAssertTrue(log.contains("warning: IMGPROXY_LOG_LEVEL is imgproxy's and is ignored: the service logs one line per request"), log)
         XCTAssertTrue(log.contains("warning: IMGPROXY_STRIP_METADATA=false is ignored: metadata is always stripped"), log)
         for quiet in ["IMGPROXY_USE_ETAG", "IMGPROXY_ENABLE_WEBP_DETECTION", "IMGPROXY_TTL", "IMGPROXY_KEY", "IMGPROXY_AUTO_JXL", "IMGPROXY_JXL_EFFORT",
                       "IMGPROXY_AUTOQUALITY_MAX_RESOLUTION"] {
@@ -251,7 +262,7 @@ final class ServiceSettingsTests: FolderTestCase {
         XCTAssertEqual(LiveService.refusal(arguments, environment: ["MARKET_IMAGES_KEY": "", "MARKET_IMAGES_QUALITY": "0"]), "$MARKET_IMAGES_QUALITY: takes 1 to 100")
         XCTAssertEqual(LiveService.refusal(arguments + ["--quality", "0"], environment: ["MARKET_IMAGES_KEY": "", "MARKET_IMAGES_QUALITY": "70"]), "--quality: takes 1 to 100")
         XCTAssertEqual(LiveService.refusal(arguments + ["--quality"], environment: [:]), "--quality needs a value")
-        XCTAssertEqual(LiveService.refusal(arguments + ["--qualty", "70"], environment: [:]), "unknown option \"--qualty\"; see market-images serve --help")
+        XCTAssertEqual(LiveService.refusal(arguments + ["--qualty", "70"], environment: [:]), "unknown option \"--qualty\" (did you mean --quality?); see market-images serve --help")
         XCTAssertEqual(LiveService.refusal(arguments + ["--only-presets=yes"], environment: [:]), "--only-presets is a switch and takes no value (--no-only-presets turns it off)")
     }
 }

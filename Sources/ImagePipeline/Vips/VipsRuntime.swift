@@ -34,6 +34,12 @@ public enum VipsRuntime {
         try started.get()
     }
 
+    /// What libvips holds now in its own allocations, the most it has held, and how many blocks:
+    /// imgproxy's `vips_*` metrics.
+    public static var trackedMemory: (bytes: Int, highWater: Int, allocations: Int) {
+        (Int(vips_tracked_get_mem()), Int(vips_tracked_get_mem_highwater()), Int(vips_tracked_get_allocs()))
+    }
+
     /// How many threads libvips may use inside one image. The setting is process-wide in libvips, so
     /// only `ImageWorkPool` sets it, from its worker count.
     static func setThreadsPerImage(_ threads: Int) {

@@ -16,10 +16,13 @@ public struct ThumbnailURLSigner: Sendable {
 
     private let key: SymmetricKey
     private let salt: Data
+    /// Bytes of the HMAC the signature carries (imgproxy's `IMGPROXY_SIGNATURE_SIZE`), 1–32.
+    private let size: Int
 
-    public init(key: Data, salt: Data) {
+    public init(key: Data, salt: Data, signatureSize: Int = 32) {
         self.key = SymmetricKey(data: key)
         self.salt = salt
+        size = min(max(signatureSize, 1), 32)
     }
 
     /// Key and salt as the service takes them: hex strings.
@@ -31,7 +34,7 @@ public struct ThumbnailURLSigner: Sendable {
 
     /// The signature of `path` (which starts with `/`).
     public func signature(for path: String) -> String {
-        Self.base64URL(Array(HMAC<SHA256>.authenticationCode(for: salt + Data(path.utf8), using: key)))
+        Self.base64URL(Array(HMAC<SHA256>.authenticationCode(for: salt + Data(path.utf8), using: key).prefix(size)))
     }
 
     /// A `cb` (cache buster) value from a photo's bytes: a replaced photo gets a new URL, so image

@@ -12,6 +12,8 @@ public struct AccessLog<Context: RequestContext>: RouterMiddleware {
     let logger: Logger
     /// Image URLs carry a signature in their first segment; a mounting server's own paths do not.
     var elidesSignatures = true
+    /// The service's path prefix (`/img`), before the signature.
+    var pathPrefix = ""
 
     public func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
         let started = ContinuousClock.now
@@ -19,15 +21,17 @@ public struct AccessLog<Context: RequestContext>: RouterMiddleware {
         defer { metrics.inFlight(-1) }
         let outcome = CacheOutcome()
         let response = try await CacheOutcome.$current.withValue(outcome) { try await next(request, context) }
-        metrics.request(status: Int(response.status.code))
-        logger.info("\(AccessLogLine.text(request, response, since: started, outcome: outcome.text, path: elidesSignatures ? Self.elidingSignature(request.uri.path) : nil))")
+        metrics.request(status: Int(response.status.code), duration: ContinuousClock.now - started)
+        logger.info("\(AccessLogLine.text(request, response, since: started, outcome: outcome.text, path: elidesSignatures ? Self.elidingSignature(request.uri.path, under: pathPrefix) : nil))")
         return response
     }
 
     /// `/…/pr:list/…`, `/info/…/pr:list/…`: logs never carry a full signature. The first segment
     /// that is not empty is the one elided (`//SIGNATURE/…` is refused, but still logged), after
     /// `info/` for an info URL, and a lone segment other than the service's own route may be one too.
-    static func elidingSignature(_ path: String) -> String {
+    /// Under a path prefix, what follows the prefix.
+    static func elidingSignature(_ path: String, under prefix: String = "") -> String {
+        if !prefix.isEmpty, path.hasPrefix(prefix + "/") { return prefix + elidingSignature(String(path.dropFirst(prefix.count))) }
         if path == "/health" { return path }
         let info = path.hasPrefix("/info/") ? "/info" : ""
         let slashes = path.dropFirst(info.count).prefix { $0 == "/" }

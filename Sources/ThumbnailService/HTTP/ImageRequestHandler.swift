@@ -37,9 +37,13 @@ struct ImageRequestHandler: Sendable {
             throw ServiceFailure(status: .methodNotAllowed, error: "method-not-allowed", detail: "only GET and HEAD")
         }
         // 2. The signature, before anything in the path is parsed or any source touched. An info URL
-        //    (`/info/{signature}/…`, imgproxy's) is signed as an image URL is.
-        let info = request.uri.path.hasPrefix("/info/")
-        let trimmed = request.uri.path.dropFirst(info ? "/info/".count : 1)
+        //    (`/info/{signature}/…`, imgproxy's) is signed as an image URL is; both under the path
+        //    prefix, which is not signed.
+        guard let path = rules.unprefixed(request.uri.path) else {
+            throw ServiceFailure(status: .notFound, error: "not-found", detail: "image URLs are under \(rules.pathPrefix ?? "")/")
+        }
+        let info = path.hasPrefix("/info/")
+        let trimmed = path.dropFirst(info ? "/info/".count : 1)
         guard let slash = trimmed.firstIndex(of: "/"), slash > trimmed.startIndex else {
             throw ServiceFailure(status: .notFound, error: "not-found", detail: "expected /{signature}/{options}/{source}")
         }
@@ -53,8 +57,8 @@ struct ImageRequestHandler: Sendable {
         } catch {
             throw ServiceFailure(error)
         }
-        // Presets only: an image URL names one, an info URL (whose answer is the source's) at most one.
-        if rules.onlyPresets, !(info ? 0...1 : 1...1).contains(parsed.presetsNamed) {
+        // Presets only: an image URL names a few, an info URL (whose answer is the source's) at most one.
+        if rules.onlyPresets, !(info ? 0...1 : 1...ImageRequestPath.presetListLimit).contains(parsed.presetsNamed) {
             throw ServiceFailure(ProcessingError.presetCount(parsed.presetsNamed))
         }
         parsed.options = planner.applyingDefaults(to: parsed.options)
@@ -221,7 +225,6 @@ struct ImageRequestHandler: Sendable {
         let skip = options.skipProcessing.contains(spec.format)
         do {
             return try await flight.run(etag) { [self] in
-                let started = ContinuousClock.now
                 let cost = { (header: ImageHeader) in
                     DecodeCost.bytes(header: header, box: spec.decodeBox(uprightWidth: header.uprightWidth, uprightHeight: header.uprightHeight),
                                      outputPixels: spec.outputPixelBound(uprightWidth: header.uprightWidth, uprightHeight: header.uprightHeight),
@@ -233,7 +236,6 @@ struct ImageRequestHandler: Sendable {
                     if skip, case .success(let unprocessed) = try EncodedImage.unprocessed(image, as: spec.format, maxPixels: maxPixels) { return unprocessed }
                     return try ImageRenderer(spec: spec).render(image, maxPixels: maxPixels, draft: draft)
                 }
-                metrics.processed(ContinuousClock.now - started)
                 return output
             }
         } catch let error as ImagePipelineError {
@@ -255,11 +257,14 @@ struct ImageRequestHandler: Sendable {
         // `msfs`: a URL's own, lower, limit on the source's bytes.
         if let limit = limits.sourceBytes, let count = bytes.image.byteCount, count > limit { throw ServiceFailure.sourceTooLarge(limit: limit) }
         let cost = try admissible(bytes, limits: limits, cost: cost)
+        let admitted = ContinuousClock.now
         await memory.acquire(cost)
         let result: Result<T, ImagePipelineError>
         do {
-            result = .success(try await pool.run(timeout: planner.limits.renderTimeout) { () throws(ImagePipelineError) in
-                try withExtendedLifetime(bytes.held) { () throws(ImagePipelineError) in try work(bytes.image) }
+            result = .success(try await pool.run(timeout: planner.limits.renderTimeout) { [metrics] () throws(ImagePipelineError) in
+                let started = ContinuousClock.now
+                defer { metrics.processed(ContinuousClock.now - started, queued: started - admitted) }
+                return try withExtendedLifetime(bytes.held) { () throws(ImagePipelineError) in try work(bytes.image) }
             })
         } catch {
             switch error {

@@ -21,7 +21,7 @@ struct MetricsResponder: HTTPResponder {
 
     func render() -> String {
         let (open, shed) = connections.counts
-        metrics.scraped(queueDepth: pool.queued, running: pool.running, evictions: cache?.evictions ?? 0, connections: open, shed: shed)
+        metrics.scraped(queueDepth: pool.queued, running: pool.running, workers: pool.workers, evictions: cache?.evictions ?? 0, connections: open, shed: shed)
         return metrics.render()
     }
 }

@@ -21,6 +21,13 @@ public struct ServiceAddress: Sendable, Equatable, CustomStringConvertible {
 
     public var isLoopback: Bool { ["127.0.0.1", "localhost", "::1"].contains(host) || host.hasPrefix("127.") }
 
+    /// Whether both cannot listen at once: one port (not 0, any free one) on the same host or on
+    /// every interface.
+    func overlaps(_ other: ServiceAddress) -> Bool {
+        let everyInterface: Set<String> = ["0.0.0.0", "::", "[::]", "*"]
+        return port != 0 && port == other.port && (host == other.host || everyInterface.contains(host) || everyInterface.contains(other.host))
+    }
+
     /// `http://host:port` with the port the listener actually got.
     func url(port bound: Int?) -> String {
         "http://" + ServiceAddress(host: host, port: bound ?? port).description

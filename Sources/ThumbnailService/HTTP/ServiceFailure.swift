@@ -62,9 +62,24 @@ public struct ServiceFailure: Error, Sendable {
         }
     }
 
+    /// A source outside `--allow-source`'s prefixes, or on an address not allowed: as if absent.
+    static let sourceNotAllowed = ServiceFailure(status: .notFound, error: "source-not-allowed", detail: "the source is not under an allowed prefix or address")
+
     /// A source over `--max-source-bytes`, local or remote: refused before (or while) it is read.
     static func sourceTooLarge(limit: Int) -> ServiceFailure {
         ServiceFailure(status: .contentTooLarge, error: "source-too-large", detail: "the source is over \(limit) bytes")
+    }
+
+    /// imgproxy's type of the failure for its `errors_total`: the render stopped at its deadline
+    /// (`timeout`), the origin failing (`downloading`), the image failing to decode, render or encode
+    /// (`processing`); nil for a refused request, which imgproxy does not count either.
+    var imgproxyErrorType: String? {
+        switch error {
+        case "timed-out": "timeout"
+        case "origin-error", "origin-timeout": "downloading"
+        case "damaged", "unsupported-format", "cannot-fit-budget", "processing-failed", "encode-failed", "output-failed", "out-of-memory": "processing"
+        default: nil
+        }
     }
 
     public var response: Response {

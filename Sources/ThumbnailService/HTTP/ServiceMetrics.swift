@@ -2,7 +2,10 @@ import ImagePipeline
 import Prometheus
 
 /// The service's Prometheus metrics: requests by status and in flight, processing time, cache
-/// outcomes, the queue and the renders running or stopped, connections, and bytes in and out. Each service has a registry of its own
+/// outcomes, the queue and the renders running or stopped, connections, and bytes in and out, as
+/// `market_images_*`; and beside them imgproxy's own set under imgproxy's names (its docs,
+/// monitoring/prometheus.mdx), prefixed by `--metrics-namespace` as by `IMGPROXY_PROMETHEUS_NAMESPACE`,
+/// so a dashboard moved from imgproxy reads them unchanged. Each service has a registry of its own
 /// rather than the process-wide metrics system, so several can run in one process (tests, or a server
 /// mounting two); `MetricsResponder` renders it. Every metric is named, with its help line, once here.
 struct ServiceMetrics: Sendable {
@@ -12,10 +15,23 @@ struct ServiceMetrics: Sendable {
     private let bytesOut: Counter
     /// Totals kept by the cache and the connection limiter, as last reported to their counters.
     private let reported = Locked((evictions: 0, shed: 0))
+    /// imgproxy's namespace (none by default, as imgproxy's).
+    private let namespace: String?
+    private let requestsInProgress = Locked(0)
 
     private static func name(_ metric: String, unit: String = "", _ help: String) -> MetricNameDescriptor {
         MetricNameDescriptor(namespace: "market_images", metricName: metric, unitName: unit, helpText: help)
     }
+
+    /// One of imgproxy's metrics, by its name.
+    private func imgproxy(_ metric: String, unit: String = "", _ help: String) -> MetricNameDescriptor {
+        MetricNameDescriptor(namespace: namespace, metricName: metric, unitName: unit, helpText: help)
+    }
+
+    private static let durationBuckets: [Duration] = [
+        .milliseconds(5), .milliseconds(10), .milliseconds(25), .milliseconds(50), .milliseconds(100), .milliseconds(250),
+        .milliseconds(500), .seconds(1), .seconds(2.5), .seconds(5), .seconds(10),
+    ]
 
     private static var requests: MetricNameDescriptor { name("requests", unit: "total", "Requests answered, by status.") }
     private static var cacheOutcomes: MetricNameDescriptor { name("cache", unit: "total", "Image requests by output cache outcome (hit or miss).") }
@@ -33,23 +49,47 @@ struct ServiceMetrics: Sendable {
         name("connections_shed", unit: "total", "Connections closed at once because --max-connections were open.")
     }
 
-    init() {
+    init(namespace: String? = nil) {
+        self.namespace = namespace
         inFlight = registry.makeGauge(descriptor: Self.name("requests_in_flight", "Requests being answered now."))
-        processing = registry.makeDurationHistogram(descriptor: Self.name("processing", unit: "seconds", "Time to render an output, decode to encode."), buckets: [
-            .milliseconds(5), .milliseconds(10), .milliseconds(25), .milliseconds(50), .milliseconds(100), .milliseconds(250),
-            .milliseconds(500), .seconds(1), .seconds(2.5), .seconds(5), .seconds(10),
-        ])
+        processing = registry.makeDurationHistogram(descriptor: Self.name("processing", unit: "seconds", "Time a worker spent on an image, decode to encode (or to an info answer)."),
+                                                    buckets: Self.durationBuckets)
         bytesOut = registry.makeCounter(descriptor: Self.name("bytes_out", unit: "total", "Image bytes sent."))
     }
 
     /// Requests being answered now.
-    func inFlight(_ change: Int) { inFlight.increment(by: Double(change)) }
-
-    func request(status: Int) {
-        registry.makeCounter(descriptor: Self.requests, labels: [("status", String(status))]).increment()
+    func inFlight(_ change: Int) {
+        inFlight.increment(by: Double(change))
+        let count = requestsInProgress.withLock { $0 += change; return $0 }
+        registry.makeGauge(descriptor: imgproxy("requests_in_progress", "Requests being answered now.")).set(Double(count))
     }
 
-    func processed(_ duration: Duration) { processing.record(duration) }
+    /// A request answered: by status, and in imgproxy's total, status codes and latency.
+    func request(status: Int, duration: Duration) {
+        registry.makeCounter(descriptor: Self.requests, labels: [("status", String(status))]).increment()
+        registry.makeCounter(descriptor: imgproxy("requests", unit: "total", "Requests answered.")).increment()
+        registry.makeCounter(descriptor: imgproxy("status_codes", unit: "total", "Requests answered, by status."), labels: [("status", String(status))]).increment()
+        registry.makeDurationHistogram(descriptor: imgproxy("request_duration", unit: "seconds", "Time to answer a request."), buckets: Self.durationBuckets)
+            .record(duration)
+    }
+
+    /// A worker's time on an image (imgproxy's `processing` span), after `queued` waiting for it.
+    func processed(_ duration: Duration, queued: Duration) {
+        processing.record(duration)
+        span("processing", duration)
+        span("queue", queued)
+    }
+
+    /// imgproxy's spans: `queue`, `downloading`, `processing`.
+    func span(_ span: String, _ duration: Duration) {
+        registry.makeDurationHistogram(descriptor: imgproxy("request_span_duration", unit: "seconds", "Time a request spent waiting for a worker (queue), downloading its source, and on the worker (processing)."),
+                                       labels: [("span", span)], buckets: Self.durationBuckets).record(duration)
+    }
+
+    /// A failed request by imgproxy's error type: `timeout`, `downloading` or `processing`.
+    func error(_ type: String) {
+        registry.makeCounter(descriptor: imgproxy("errors", unit: "total", "Requests failed, by type: timeout, downloading or processing."), labels: [("type", type)]).increment()
+    }
 
     func cache(_ outcome: String) {
         registry.makeCounter(descriptor: Self.cacheOutcomes, labels: [("outcome", outcome)]).increment()
@@ -57,9 +97,17 @@ struct ServiceMetrics: Sendable {
 
     /// Values read when `/metrics` is scraped: two gauges, and the growth of two totals kept
     /// elsewhere added to their counters (counters only rise, so rates and resets work).
-    func scraped(queueDepth: Int, running: Int, evictions: Int, connections: Int, shed: Int) {
+    func scraped(queueDepth: Int, running: Int, workers: Int, evictions: Int, connections: Int, shed: Int) {
         registry.makeGauge(descriptor: Self.name("queue_depth", "Renders waiting for a worker.")).set(Double(queueDepth))
         registry.makeGauge(descriptor: Self.name("renders_running", "Renders on a worker now.")).set(Double(running))
+        registry.makeGauge(descriptor: imgproxy("workers", "Images processed at once at most (--workers).")).set(Double(workers))
+        registry.makeGauge(descriptor: imgproxy("images_in_progress", "Images on a worker now.")).set(Double(running))
+        registry.makeGauge(descriptor: imgproxy("workers_utilization", "requests_in_progress / workers * 100, as imgproxy computes it."))
+            .set(Double(requestsInProgress.current) / Double(max(1, workers)) * 100)
+        let vips = VipsRuntime.trackedMemory
+        registry.makeGauge(descriptor: imgproxy("vips_memory", unit: "bytes", "Bytes libvips holds in its own allocations.")).set(Double(vips.bytes))
+        registry.makeGauge(descriptor: imgproxy("vips_max_memory", unit: "bytes", "The most bytes libvips has held in its own allocations.")).set(Double(vips.highWater))
+        registry.makeGauge(descriptor: imgproxy("vips_allocs", "libvips allocations held now.")).set(Double(vips.allocations))
         registry.makeGauge(descriptor: Self.name("connections", "Connections open now.")).set(Double(connections))
         let growth = reported.withLock { last in
             defer { last = (max(last.evictions, evictions), max(last.shed, shed)) }

@@ -8,16 +8,23 @@ public struct ImageRequestPath: Sendable, Equatable {
     public var options: ProcessingOptions
     /// The source as the URL names it: `local:///sku-1/IMG_1.jpg`, `https://…`.
     public var source: String
-    /// How many presets the URL names itself (not those inside presets), for the handler's rule under
-    /// `onlyPresets`: one an image URL, so the outputs per source are presets × `dpr` values × formats.
+    /// How many presets the URL names itself (not `default`, nor those inside presets), for the
+    /// handler's rule under `onlyPresets`: at most `presetListLimit` an image URL, so the outputs a
+    /// keyless client can make of one source stay few and known.
     public var presetsNamed = 0
+
+    /// The presets an image URL may name under `onlyPresets` (`thumb:blurry:watermarked` is three).
+    public static let presetListLimit = 3
 
     /// Paths longer than this are refused before parsing.
     public static let lengthLimit = 8192
 
     /// `allowSecurityOptions` lets the URL's own options lower the service's limits (never needed
-    /// inside a preset, which is the operator's). `onlyPresets` limits the URL's own options to presets, a `dpr` from `dprs` and the format (what
-    /// is inside a preset is the operator's, and unrestricted).
+    /// inside a preset, which is the operator's). `onlyPresets` limits the URL's own options to
+    /// presets, a `dpr` from `dprs` and the format (what is inside a preset is the operator's, and
+    /// unrestricted), and takes imgproxy's presets-only grammar too: a first segment of bare preset
+    /// names, `:`-joined (`/thumb:blurry/plain/…`). A preset named `default` applies to every URL
+    /// first, as in imgproxy.
     public static func parse(_ path: String, presets: [String: String] = ProcessingOptions.standardPresets, onlyPresets: Bool = false,
                              dprs: Set<Double> = ProcessingOptions.presetDPRs, allowSecurityOptions: Bool = false,
                              now: Date = Date()) throws(ProcessingError) -> ImageRequestPath {
@@ -25,10 +32,21 @@ public struct ImageRequestPath: Sendable, Equatable {
         var segments = path.split(separator: "/", omittingEmptySubsequences: false).map(String.init)
         if segments.first == "" { segments.removeFirst() }
         var options = ProcessingOptions()
+        if presets["default"] != nil { try options.apply("pr:default", presets: presets) }
         var (index, presetsNamed) = (0, 0)
+        func decoded(_ index: Int) -> String {
+            segments[index].replacingOccurrences(of: "%3A", with: ":").replacingOccurrences(of: "%3a", with: ":")
+        }
+        if onlyPresets, let first = segments.indices.first.map(decoded), first != "plain" {
+            let names = first.split(separator: ":", omittingEmptySubsequences: false)
+            if names.allSatisfy({ presets[String($0)] != nil }) {
+                try options.apply("pr:" + first, presets: presets)
+                (index, presetsNamed) = (1, names.count)
+            }
+        }
         // Options end at the first segment without a separator (imgproxy); `%3A` counts as one.
         while index < segments.count {
-            let segment = segments[index].replacingOccurrences(of: "%3A", with: ":").replacingOccurrences(of: "%3a", with: ":")
+            let segment = decoded(index)
             guard segment.contains(":") else { break }
             if onlyPresets { try OptionTable.checkAllowedWithPresetsOnly(segment, dprs: dprs) }
             if OptionTable.isPreset(segment) { presetsNamed += segment.split(separator: ":", omittingEmptySubsequences: false).count - 1 }

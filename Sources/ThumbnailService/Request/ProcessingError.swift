@@ -7,8 +7,8 @@ public enum ProcessingError: Error, Equatable, Sendable, CustomStringConvertible
     /// One of imgproxy's security options (`msr`, `msfs`, `mrd`, `maf`, `mafr`) where the service
     /// does not allow them.
     case securityOptionNotAllowed(String)
-    /// Under `onlyPresets`, an image URL names exactly one preset: combinations would multiply the
-    /// outputs a keyless client can make of one source.
+    /// Under `onlyPresets`, an image URL names one to `ImageRequestPath.presetListLimit` presets:
+    /// longer combinations would multiply the outputs a keyless client can make of one source.
     case presetCount(Int)
     case invalidArgument(option: String, value: String, expected: String)
     case unknownPreset(String)
@@ -32,9 +32,9 @@ public enum ProcessingError: Error, Equatable, Sendable, CustomStringConvertible
         case .unknownOption(let name):
             "unknown option \"\(String(name.prefix(64)))\"; options: \(OptionTable.summary)"
         case .optionNotAllowed(let name):
-            "\"\(String(name.prefix(64)))\" is not allowed here: this service serves presets only (pr:NAME), with its dpr values, f:FORMAT and cb:ANY"
+            "\"\(String(name.prefix(64)))\" is not allowed here: this service serves presets only (NAME or pr:NAME), with its dpr values, f:FORMAT and cb:ANY"
         case .presetCount(let count):
-            "this service serves presets only, one a URL (pr:NAME); this URL names \(count)"
+            "this service serves presets only, 1 to \(ImageRequestPath.presetListLimit) a URL (NAME:NAME or pr:NAME); this URL names \(count)"
         case .securityOptionNotAllowed(let name):
             "\"\(String(name.prefix(64)))\" changes a security limit, which this service does not allow in URLs (--allow-security-options)"
         case .invalidArgument(let option, let value, let expected): "\(option): \"\(value)\" is not valid; expected \(expected)"

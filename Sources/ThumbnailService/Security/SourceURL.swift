@@ -64,14 +64,14 @@ struct SourceURL: Equatable, Sendable {
         return "\(scheme)://\(hostText)\(defaultPort ? "" : ":\(port)")/" + segments.joined(separator: "/") + (query.map { "?" + $0 } ?? "")
     }
 
-    /// Whether this URL lies under `prefix`: the same scheme, host and port, the prefix's whole
-    /// segments, and its last segment (empty when it ends with `/`) starting the next one.
+    /// Whether this URL lies under `prefix`: the same scheme and port, the host's labels, the
+    /// prefix's whole segments, and its last segment (empty when it ends with `/`) starting the next
+    /// one; a `*` in a label or segment matches within it (`Wildcard`).
     func isUnder(_ prefix: SourceURL) -> Bool {
-        guard scheme == prefix.scheme, host == prefix.host, port == prefix.port, prefix.query == nil, query == nil || prefix.allowsQuery,
-              segments.count >= prefix.segments.count, let last = prefix.segments.last else { return false }
-        let whole = prefix.segments.dropLast()
-        guard Array(segments.prefix(whole.count)) == Array(whole) else { return false }
-        let next = segments[whole.count]
-        return next.hasPrefix(last) && (segments.count > prefix.segments.count || !next.isEmpty)
+        let labels = (host.split(separator: ".", omittingEmptySubsequences: false), prefix.host.split(separator: ".", omittingEmptySubsequences: false))
+        guard scheme == prefix.scheme, port == prefix.port, labels.0.count == labels.1.count, zip(labels.1, labels.0).allSatisfy(Wildcard.matches),
+              prefix.query == nil, query == nil || prefix.allowsQuery else { return false }
+        let (mine, theirs) = (segments.map { $0[...] }, prefix.segments.map { $0[...] })
+        return Wildcard.matchesPrefix(theirs, mine) && (segments.count > prefix.segments.count || !segments[prefix.segments.count - 1].isEmpty)
     }
 }

@@ -8,7 +8,8 @@ public struct ServiceConfiguration: Sendable {
     // Sources.
     /// The folder `local:///` sources are served from; nil serves no local sources.
     public var root: String?
-    /// `http(s)` URL prefixes sources may come from.
+    /// `http(s)` URL prefixes sources may come from, and `local://` ones narrowing the root's files
+    /// (imgproxy's `IMGPROXY_ALLOWED_SOURCES`); `*` matches within a host's label or a path's segment.
     public var allowedSources: [String] = []
     /// Allow sources on loopback, private and link-local addresses.
     public var allowPrivateSources = false
@@ -61,6 +62,9 @@ public struct ServiceConfiguration: Sendable {
     public var allowSecurityOptions = false
     /// With `onlyPresets`, the `dpr` values a URL may give (the screens the apps run on).
     public var presetDPRs = ProcessingOptions.presetDPRs.sorted()
+    /// URLs lie under this path (`/img/{signature}/…`, imgproxy's `IMGPROXY_PATH_PREFIX`), which
+    /// signatures do not cover; nil: at the root.
+    public var pathPrefix: String?
 
     /// What the service answers, in a sentence for its start-up log: the operator sees it at once.
     public var accepts: String {
@@ -91,6 +95,9 @@ public struct ServiceConfiguration: Sendable {
     public var bind = ServiceAddress(host: "127.0.0.1", port: 8080)
     /// Where `GET /metrics` is served; nil for nowhere.
     public var metricsBind: ServiceAddress? = ServiceAddress(host: "127.0.0.1", port: 9464)
+    /// The prefix of the metrics under imgproxy's names (`IMGPROXY_PROMETHEUS_NAMESPACE`):
+    /// `imgproxy` gives `imgproxy_requests_total`; nil, `requests_total`.
+    public var metricsNamespace: String?
     /// `Cache-Control: max-age` of images, in seconds.
     public var maxAge = 31_536_000
     public var grace: Duration = .seconds(10)
@@ -120,6 +127,8 @@ public struct ServiceConfiguration: Sendable {
         check(!keys.isEmpty || onlyPresets || !allowUnsigned || bind.isLoopback, "insecure-unsigned",
               "binds loopback only (127.0.0.1, ::1); \(bind.host) is not. Set a key, or --only-presets for unsigned preset URLs on any address")
         check(renderMemory >= limits.maxRenderMemory, "render-memory", "must be at least --max-render-memory (\(limits.maxRenderMemory))")
+        check(!(metricsBind.map(bind.overlaps) ?? false), "metrics-bind",
+              "is the service's own port (--bind \(bind)); metrics need a port of their own, e.g. 127.0.0.1:9464")
         return problems
     }
 
@@ -130,7 +139,7 @@ public struct ServiceConfiguration: Sendable {
     }
 
     /// The standard presets and these (checked by `problems`).
-    var presetTable: [String: String] { ProcessingOptions.standardPresets.merging(presets) { $1 } }
+    public var presetTable: [String: String] { ProcessingOptions.standardPresets.merging(presets) { $1 } }
 
     var connectionLimit: Int { maxConnections ?? max(16, min(4096, Self.openFileLimit / 2)) }
 

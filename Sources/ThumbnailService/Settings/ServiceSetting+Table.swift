@@ -12,7 +12,7 @@ extension ServiceSetting {
              help: "The folder local:/// sources are served from (optional with --allow-source)."),
         parsed("allow-source", \.allowedSources, form: .list("prefix"), expected: "URL prefixes", imgproxy: imgproxy("IMGPROXY_ALLOWED_SOURCES"),
                parse: commaSeparated, write: { $0.isEmpty ? nil : $0.joined(separator: ",") }, check: allowedSourceProblem,
-               help: "An http(s) URL prefix sources may come from, e.g. https://images.example.com/; repeatable."),
+               help: "A URL prefix sources may come from, e.g. https://images.example.com/ (a * matches within one host label or path segment), or local:// ones narrowing --root; repeatable."),
         toggle("allow-private-sources", \.allowPrivateSources, imgproxy: imgproxy("IMGPROXY_ALLOW_PRIVATE_SOURCE_ADDRESSES"),
                help: "Allow sources on loopback, private and link-local addresses (refused by default)."),
         number("max-source-bytes", \.maxSourceBytes, 1...Int.max, "must be positive", valueName: "bytes",
@@ -65,6 +65,8 @@ extension ServiceSetting {
                write: { $0.map { String(format: "%g", $0) }.joined(separator: ",") },
                check: { !$0.presetDPRs.isEmpty && $0.presetDPRs.allSatisfy(ProcessingOptions.dprRange.contains) ? nil : "takes one or more of 0.01 to 8, comma-separated" },
                help: "With --only-presets, the dpr values a URL may give, comma-separated; any other is 400."),
+        text("path-prefix", \.pathPrefix, valueName: "path", imgproxy: imgproxy("IMGPROXY_PATH_PREFIX"), check: pathPrefixProblem,
+             help: "URLs lie under this path, e.g. /img: /img/SIGNATURE/OPTIONS/SOURCE, signed without it; /img/health answers too."),
         number("signature-size", \.signatureSize, 1...32, "takes 1 to 32 (bytes of the HMAC)", imgproxy: imgproxy("IMGPROXY_SIGNATURE_SIZE"),
                help: "Bytes of the HMAC a signature carries, 1–32."),
         text("cache", \.cacheFolder, valueName: "folder", help: "A folder for finished outputs.").defaulting(to: "no disk cache"),
@@ -131,7 +133,8 @@ extension ServiceSetting {
                help: "libjxl's effort for JPEG XL, 3 (fastest) to 9."),
         toggle("auto-jxl", \.limits.autoJXL, imgproxy: imgproxy("IMGPROXY_AUTO_JXL"),
                help: "Answer JPEG XL to clients whose Accept lists image/jxl (Safari 17, iOS 17), before AVIF and WebP, when the URL names no format."),
-        parsed("preset", \.presets, form: .list("name=options"), expected: "NAME=OPTIONS", imgproxy: imgproxy("IMGPROXY_PRESETS"),
+        parsed("preset", \.presets, form: .list("name=options"), expected: "NAME=OPTIONS",
+               imgproxy: imgproxy("IMGPROXY_PRESETS") + imgproxy("IMGPROXY_PRESETS_PATH", convert: presetsFile),
                parse: presetTable, write: { $0.isEmpty ? nil : $0.map { "\($0.key)=\($0.value)" }.sorted().joined(separator: ",") }, check: presetProblem,
                help: "A preset NAME=OPTIONS, e.g. card=rs:fill:300:200/g:sm; repeatable."),
         number("max-age", \.maxAge, 0...Int.max, "must be 0 or more", valueName: "seconds", imgproxy: imgproxy("IMGPROXY_TTL"),
@@ -151,6 +154,10 @@ extension ServiceSetting {
                imgproxy: imgproxy("IMGPROXY_PROMETHEUS_BIND", convert: everyInterface),
                parse: { $0 == "off" ? .some(nil) : ServiceAddress($0).map { .some($0) } }, write: { $0?.description ?? "off" },
                help: "Address and port of GET /metrics (Prometheus), apart from the public port; off for none."),
+        text("metrics-namespace", \.metricsNamespace, valueName: "prefix", imgproxy: imgproxy("IMGPROXY_PROMETHEUS_NAMESPACE"),
+             check: { $0.wholeMatch(of: /[A-Za-z_][A-Za-z0-9_]*/) == nil || $0 == "market_images" ? "takes letters, digits and _, not market_images (the service's own names)" : nil },
+             help: "The prefix of the metrics under imgproxy's names, e.g. imgproxy: imgproxy_requests_total (the service's own are market_images_*).")
+            .defaulting(to: "none"),
     ]
 
     /// The setting named `name` (a flag's name without dashes).
@@ -214,6 +221,14 @@ extension ServiceSetting {
         return table
     }
 
+    /// imgproxy's presets file (`IMGPROXY_PRESETS_PATH`): a preset a line, `#` comments; a file that
+    /// cannot be read stays its path, which no preset table parses, so it is named.
+    static func presetsFile(_ path: String) -> String? {
+        guard let text = try? String(contentsOfFile: path, encoding: .utf8) else { return path }
+        return text.split(whereSeparator: \.isNewline).map { $0.trimmingCharacters(in: .whitespaces) }
+            .filter { !$0.isEmpty && !$0.hasPrefix("#") }.joined(separator: ",")
+    }
+
     static func autoqualityText(_ value: ProcessingOptions.Autoquality) -> String {
         let range = "\(value.qualities.lowerBound):\(value.qualities.upperBound)"
         switch value.method {
@@ -232,14 +247,29 @@ extension ServiceSetting {
         return nil
     }
 
-    /// Each prefix must be an http(s) URL prefix, and not on a private address unless allowed: refused
-    /// at start rather than on every request, where each would be "not under an allowed prefix".
+    /// `/img`, `/a/b`: segments of characters that need no escaping in a URL's path.
+    static func pathPrefixProblem(_ path: String) -> String? {
+        path.wholeMatch(of: /(\/[A-Za-z0-9._~-]+)+/) == nil || path.split(separator: "/").contains { $0 == "." || $0 == ".." }
+            ? "takes a path like /img: segments of letters, digits and . _ ~ -, no / at the end" : nil
+    }
+
+    /// Each prefix must be an http(s) URL prefix, or `local://` one with a root to serve, and not on a
+    /// private address unless allowed: refused at start rather than on every request, where each
+    /// would be "not under an allowed prefix".
     static func allowedSourceProblem(_ configuration: ServiceConfiguration) -> String? {
         let problems = configuration.allowedSources.compactMap { text -> String? in
-            guard let prefix = SourceURL(prefix: text) else {
-                return "takes an http(s) URL prefix ending its host with /, e.g. https://images.example.com/; got \(text)"
+            if text.hasPrefix(LocalSourceRoot.scheme) {
+                guard LocalSourceRoot.relativePath(text + (text.hasSuffix("/") ? "x" : "")) != nil || text == LocalSourceRoot.scheme else {
+                    return "takes local:// or a local:/// path prefix such as local:///catalog/ (no . or .. segments); got \(text)"
+                }
+                return configuration.root == nil ? "\(text) needs a folder to serve it from (--root, IMGPROXY_LOCAL_FILESYSTEM_ROOT)" : nil
             }
-            guard !configuration.allowPrivateSources, let address = SourceAddress.resolve(prefix.host)?.first(where: SourceAddress.isInternal) else { return nil }
+            guard let prefix = SourceURL(prefix: text) else {
+                return "takes an http(s) URL prefix ending its host with /, e.g. https://images.example.com/ (* matches within a host's label or a path's segment), "
+                    + "or local://; got \(text)" + (text.hasPrefix("s3://") ? " (object storage sources are not served by this version)" : "")
+            }
+            guard !configuration.allowPrivateSources, !prefix.host.contains("*"),
+                  let address = SourceAddress.resolve(prefix.host)?.first(where: SourceAddress.isInternal) else { return nil }
             return "\(text) is on a private address (\(address)); add --allow-private-sources to fetch from it"
         }
         return problems.isEmpty ? nil : problems.joined(separator: "; ")

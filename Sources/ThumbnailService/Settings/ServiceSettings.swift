@@ -45,10 +45,20 @@ public struct ServiceSettings: Sendable {
             + (configuration.keys.isEmpty && !configuration.onlyPresets ? ["no key: any signature is accepted (--insecure-unsigned); loopback only"] : [])
     }
 
-    /// The signing keys alone, for a command that signs URLs (`url`): `--key-file` if given, else
-    /// `MARKET_IMAGES_KEY` and `_SALT` (or imgproxy's names) from the environment.
-    public static func signingKeys(keyFile: String?, environment: [String: String] = ProcessInfo.processInfo.environment) throws(Invalid) -> [SigningKey] {
-        try keys(from: SettingSources(flags: keyFile.map { ["key-file": [$0]] } ?? [:], environment: environment))
+    /// What a command that builds URLs for the service needs (`url`): its presets, path prefix,
+    /// signature size and keys, read from `arguments` (`--preset`, `--config`, `--key-file`, …), the
+    /// environment and the file as `serve` reads them, each checked; nothing else is read or checked.
+    public static func forURLs(arguments: [String], environment: [String: String] = ProcessInfo.processInfo.environment) throws(Invalid) -> ServiceConfiguration {
+        let sources = try SettingSources(flags: try flags(arguments), environment: environment)
+        var configuration = ServiceConfiguration()
+        for name in ["preset", "path-prefix", "signature-size", "only-presets"] {
+            let setting = ServiceSetting.named(name)!
+            guard let (text, origin) = sources.text(of: setting) else { continue }
+            do { try setting.apply(&configuration, text) } catch { throw Invalid("\(origin) is \(ServiceSetting.shown(text)), not \(error.expected)") }
+            if let problem = setting.check(configuration) { throw Invalid("\(origin): \(problem)") }
+        }
+        configuration.keys = try keys(from: sources)
+        return configuration
     }
 
     /// The key file's pairs if one is given, else the key and salt variables' (the resolver's own
@@ -82,7 +92,8 @@ public struct ServiceSettings: Sendable {
             } else if name.hasPrefix("no-"), parts.count == 1, ServiceSetting.named(String(name.dropFirst(3)))?.form == .toggle {
                 flags[String(name.dropFirst(3))] = ["false"]
             } else {
-                throw Invalid("unknown option \(ServiceSetting.shown("--" + name)); see market-images serve --help")
+                let flags = ServiceSetting.all.filter { $0.form != .secret }.map { "--" + $0.name }
+                throw Invalid("unknown option \(ServiceSetting.shown("--" + name))\(NearestName.suggestion(for: "--" + name, among: flags)); see market-images serve --help")
             }
         }
         // A list may be given several times; anything else once, the last use winning as flags do.

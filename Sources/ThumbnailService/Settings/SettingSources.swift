@@ -50,7 +50,7 @@ struct SettingSources {
     func unknownNameWarnings() -> [String] {
         let known = Set(ServiceSetting.all.map(\.variable)).union(Self.readElsewhere)
         let unknown = given(prefix: "MARKET_IMAGES_").subtracting(known).sorted().map {
-            "\($0) is not a setting of serve and is ignored (see market-images serve --help)"
+            "\($0) is not a setting of serve\(NearestName.suggestion(for: $0, among: known)) and is ignored (see market-images serve --help)"
         }
         // Values are read only for the switches compared, never echoed otherwise.
         return unknown + given(prefix: "IMGPROXY_").sorted().compactMap { ImgproxyFixedSettings.warning($0, value: lookUp($0)?.text ?? "") }

@@ -16,6 +16,9 @@ public struct LocalSourceRoot: Sendable {
     private let root: OpenFolder
     /// Where a service counts the bytes read from the root.
     var metrics: ServiceMetrics?
+    /// The `local://` prefixes of `--allow-source` (imgproxy's `IMGPROXY_ALLOWED_SOURCES`), matched
+    /// against a file's real name under the root; none: the whole root.
+    var allowedPrefixes: [String] = []
 
     public init(_ root: String, maxBytes: Int = .max) throws(ImagePipelineError) {
         guard let real = FileStatus.realPath(root) else { throw .sourceUnreadable(errno: ENOENT) }
@@ -63,6 +66,10 @@ extension LocalSourceRoot: SourceKind {
     func resolve(_ name: String) async throws(ServiceFailure) -> any ResolvedSource {
         guard let file = file(named: name) else {
             throw ServiceFailure(status: .notFound, error: "source-not-found", detail: "no such image under the served root")
+        }
+        let parts = file.name.split(separator: "/", omittingEmptySubsequences: false)
+        guard allowedPrefixes.isEmpty || allowedPrefixes.contains(where: { Wildcard.matchesPrefix($0.split(separator: "/", omittingEmptySubsequences: false), parts) }) else {
+            throw ServiceFailure.sourceNotAllowed
         }
         guard file.file.size <= maxBytes else { throw ServiceFailure.sourceTooLarge(limit: maxBytes) }
         return LocalSource(file: file, metrics: metrics)

@@ -82,7 +82,7 @@ struct OriginClient: Sendable {
     /// The normalised URL, which is what gets requested, when it is under an allowed prefix (compared
     /// by parts, see `SourceURL`).
     func allowed(_ location: String) throws(ServiceFailure) -> SourceURL {
-        guard let url = SourceURL(location), prefixes.contains(where: url.isUnder) else { throw Self.refused }
+        guard let url = SourceURL(location), prefixes.contains(where: url.isUnder) else { throw ServiceFailure.sourceNotAllowed }
         return url
     }
 
@@ -92,12 +92,9 @@ struct OriginClient: Sendable {
         guard let addresses = SourceAddress.resolve(url.host), let first = addresses.first else {
             throw ServiceFailure(status: .badGateway, error: "origin-error", detail: "the source's host does not resolve")
         }
-        if !allowInternal, addresses.contains(where: SourceAddress.isInternal) { throw Self.refused }
+        if !allowInternal, addresses.contains(where: SourceAddress.isInternal) { throw ServiceFailure.sourceNotAllowed }
         return first
     }
-
-    private static let refused = ServiceFailure(status: .notFound, error: "source-not-allowed",
-                                                detail: "the source is not under an allowed prefix or address")
 
     private func download(_ location: String, validators: SourceCache.Record?, with client: HTTPClient) async -> Hop {
         var request = HTTPClientRequest(url: location)

@@ -40,7 +40,9 @@ struct RemoteSources: SourceKind {
     /// allowed or not found, 413 too large, 415 not an image, 502 origin error, 503 too many sources
     /// held, 504 origin timeout).
     func resolve(_ name: String) async throws(ServiceFailure) -> any ResolvedSource {
+        let started = ContinuousClock.now
         let source = try await lookup(name)
+        if source.outcome != .fresh { metrics.span("downloading", ContinuousClock.now - started) }
         metrics.source(source.outcome.rawValue)
         if source.outcome == .downloaded { metrics.sourceBytes(source.record.bytes, kind: "remote") }
         return source

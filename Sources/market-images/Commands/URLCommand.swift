@@ -19,6 +19,9 @@ struct URLCommand: ParsableCommand {
         source (local:///PATH or an http(s) URL) is named on stderr and the exit status is 1. --info \
         prints the service's /info URL (the source's size and format as JSON) instead.
 
+        The service's own presets, path prefix and signature size come from --preset and the file \
+        serve reads (--config, or the same MARKET_IMAGES_* and IMGPROXY_* variables), so URLs match it.
+
         EXAMPLES:
           market-images url local:///sku-123/IMG_0001.jpg pr:list dpr:3
           market-images url local:///sku-123/IMG_0001.jpg rs:fit:512:512 q:80 \\
@@ -27,6 +30,7 @@ struct URLCommand: ParsableCommand {
           market-images url - pr:list dpr:3 < image-urls.txt
           market-images url local:///sku-123/IMG_0001.jpg pr:list --root photos/
           market-images url --info https://image-host.example/1/0.jpg
+          market-images url --config /etc/market-images/serve.env local:///sku-123/IMG_0001.jpg pr:tile
         """
     )
 
@@ -55,34 +59,49 @@ struct URLCommand: ParsableCommand {
     @Option(help: "A file with a hex key line and a hex salt line per key (the first signs); mode 600.")
     var keyFile: String?
 
+    @Option(name: .customLong("preset"), help: ArgumentHelp("A preset of the service's, as serve's --preset; repeatable.", valueName: "name=options"))
+    var presets: [String] = []
+
+    @Option(help: ArgumentHelp("serve's settings file: its presets, path prefix, signature size and key are used.", valueName: "file"))
+    var config: String?
+
     private var encoding: ThumbnailURLSigner.SourceEncoding { plain ? .plain : .base64 }
 
     func validate() throws {
         // The options are checked once; sources read from standard input are checked one by one.
         if source != "-", let problem = SourceName.problem(with: source) { throw ValidationError("\(Terminal.display(source)): \(problem)") }
-        do { try check(source == "-" ? "local:///x.jpg" : source) } catch { throw ValidationError(error.description) }
+        let service = try self.service()
+        do { try check(source == "-" ? "local:///x.jpg" : source, service) } catch { throw ValidationError(error.description) }
         if let base, URL(string: base)?.host == nil { throw ValidationError("--base must be a URL, e.g. https://img.example.com") }
     }
 
     /// Security options pass: whether a service takes them is its own setting (`--allow-security-options`).
-    private func check(_ source: String) throws(ProcessingError) {
+    private func check(_ source: String, _ service: ServiceConfiguration) throws(ProcessingError) {
         _ = try ImageRequestPath.parse(ThumbnailURLSigner.path(options: options, source: source, format: format, encoding: encoding),
-                                       allowSecurityOptions: true)
+                                       presets: service.presetTable, allowSecurityOptions: true)
+    }
+
+    /// The service's settings that shape its URLs, read as `serve` reads them.
+    private func service() throws -> ServiceConfiguration {
+        let arguments = presets.flatMap { ["--preset", $0] } + (config.map { ["--config", $0] } ?? []) + (keyFile.map { ["--key-file", $0] } ?? [])
+        do { return try ServiceSettings.forURLs(arguments: arguments) } catch { throw ValidationError(error.description) }
     }
 
     func run() throws {
-        let signer = try signer()
+        let service = try self.service()
+        let signer = service.keys.first.map { ThumbnailURLSigner(key: $0.key, salt: $0.salt, signatureSize: service.signatureSize) }
         if signer == nil {
             Terminal.standardError.warning("no key: the URL is unsigned and works only on a service started with --only-presets or --insecure-unsigned")
         }
         var prefix = base ?? ""
         while prefix.hasSuffix("/") { prefix.removeLast() }
+        prefix += service.pathPrefix ?? ""
         let sources = source == "-" ? try Self.standardInputSources() : [(source, "")]
         var failed = 0
         for (source, place) in sources {
             let problem: String?
             do {
-                try check(source)
+                try check(source, service)
                 problem = SourceName.problem(with: source)
             } catch {
                 problem = error.description
@@ -130,12 +149,6 @@ struct URLCommand: ParsableCommand {
         }
         return products.flatMap { product in
             product.images.enumerated().map { ($1.url, "product \(product.id) image \($0 + 1): ") }
-        }
-    }
-
-    private func signer() throws -> ThumbnailURLSigner? {
-        do { return try ServiceSettings.signingKeys(keyFile: keyFile).first.map { ThumbnailURLSigner(key: $0.key, salt: $0.salt) } } catch {
-            throw ValidationError(error.description)
         }
     }
 }

@@ -4,7 +4,7 @@ import TestSupport
 import XCTest
 
 /// `url -` on what a developer pipes into it: `list --json` from a real (loopback) OpenMarket server,
-/// and lines of which some cannot be sources.
+/// and lines of which some cannot be sources; and `url` with the service's own settings file.
 final class URLFromListTests: CommandLineTestCase {
     private let keys = ["MARKET_IMAGES_KEY": "736563726574", "MARKET_IMAGES_SALT": "68656C6C6F"]
 
@@ -28,6 +28,35 @@ final class URLFromListTests: CommandLineTestCase {
             XCTAssertEqual(urls.stdout.split(separator: "\n").map(String.init),
                            images.map { (info ? "/info" : "") + signer.signedPath(options: ["pr:list", "dpr:3"], source: $0) })
         }
+    }
+
+    /// `url --config` reads the file `serve` reads: its presets (imgproxy's names), path prefix,
+    /// signature size and key, so the URL it prints is the one that service answers; `--preset` adds
+    /// one; a preset neither has is still refused before anything is printed.
+    func testURLUsesTheServicesOwnPresetsPrefixAndKey() throws {
+        let file = FileManager.default.temporaryDirectory.appendingPathComponent("url-\(UUID().uuidString).env").path
+        defer { try? FileManager.default.removeItem(atPath: file) }
+        try """
+            MARKET_IMAGES_KEY=\(keys["MARKET_IMAGES_KEY"]!)
+            MARKET_IMAGES_SALT=\(keys["MARKET_IMAGES_SALT"]!)
+            IMGPROXY_PRESETS=tile=rs:fill:100:100
+            IMGPROXY_PATH_PREFIX=/img
+            IMGPROXY_SIGNATURE_SIZE=8
+
+            """.write(toFile: file, atomically: true, encoding: .utf8)
+        let signed = try CommandLineTool.run(["url", "--config", file, "local:///sku/a.jpg", "pr:tile", "--base", "https://img.example.com"])
+        XCTAssertEqual(signed.status, 0, signed.stderr)
+        let signer = ThumbnailURLSigner(key: Data([0x73, 0x65, 0x63, 0x72, 0x65, 0x74]), salt: Data("hello".utf8), signatureSize: 8)
+        XCTAssertEqual(signed.stdout, "https://img.example.com/img" + signer.signedPath(options: ["pr:tile"], source: "local:///sku/a.jpg") + "\n")
+        XCTAssertEqual(signed.stdout.split(separator: "/")[3].count, 11, "8 bytes of HMAC in base64url")
+
+        let added = try CommandLineTool.run(["url", "--preset", "card2=rs:fit:300:300", "local:///sku/a.jpg", "pr:card2"])
+        XCTAssertEqual([added.status], [0], added.stderr)
+        XCTAssertTrue(added.stdout.hasPrefix("/insecure/pr:card2/"), added.stdout)
+        let unknown = try CommandLineTool.run(["url", "--config", file, "local:///sku/a.jpg", "pr:card2"])
+        XCTAssertEqual(unknown.status, 2)
+        XCTAssertTrue(unknown.stderr.contains("unknown preset \"card2\""), unknown.stderr)
+        XCTAssertEqual(unknown.stdout, "")
     }
 
     /// Lines that cannot be sources are each named with their line and the reason, the rest printed,
