@@ -37,7 +37,7 @@ final class ImgproxyMigrationTests: FolderTestCase {
             "IMGPROXY_KEY=\(Self.key)", "IMGPROXY_SALT=\(Self.salt)", "IMGPROXY_LOCAL_FILESYSTEM_ROOT=\(input)",
             "IMGPROXY_PRESETS=default=rs:fit:300:300/q:85,thumb=rs:fill:100:100", "IMGPROXY_PATH_PREFIX=/img",
             "IMGPROXY_ALLOWED_SOURCES=local:///sku-1/,https://*.example.com/", "IMGPROXY_PROMETHEUS_NAMESPACE=imgproxy",
-            "IMGPROXY_QUALTY=70", "IMGPROXY_SENTRY_DSN=https://sentry.example.com/1",
+            "IMGPROXY_QUALTY=70", "IMGPROXY_SENTRY_DSN=https://sentry.example.com/1", "IMGPROXY_USE_S3=false",
         ])
         let service = try await startService(["--config", file], environment: ["MARKET_IMAGES_KEY": "", "MARKET_IMAGES_SALT": ""],
                                              secrets: [Self.key, Self.salt])
@@ -76,6 +76,7 @@ final class ImgproxyMigrationTests: FolderTestCase {
         let log = service.logText
         XCTAssertTrue(log.contains("warning: IMGPROXY_QUALTY is not one of imgproxy's settings (did you mean IMGPROXY_QUALITY?) and is ignored"), log)
         XCTAssertTrue(log.contains("warning: IMGPROXY_SENTRY_DSN is imgproxy's and is ignored: the service logs one line per request"), log)
+        XCTAssertFalse(log.contains("IMGPROXY_USE_S3"), "switched off: what serve does anyway")
         XCTAssertTrue(log.contains("GET /img/…/g:ce/rs:fill:100:100:0/"), log)
         XCTAssertFalse(log.contains("Ek4gpzzRKHNs3sBzz_hQQWrZDd20Y24RjdB8OZ2286k"), log)
 

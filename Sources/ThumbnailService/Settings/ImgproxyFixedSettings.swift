@@ -3,7 +3,7 @@ import Foundation
 /// imgproxy's settings that no `ServiceSetting` reads, each with why, for the warning at start and
 /// the README's migration table: the switches for what `serve` always does one way (the value it
 /// honours is accepted quietly, `IMGPROXY_USE_ETAG=true`; the other is named as ignored), and the
-/// rest of imgproxy's open-source names (`ImgproxyNames`), by group. A name in neither table is no
+/// rest of imgproxy's open-source names (`ImgproxyNames`), by group, quiet only when switched off. A name in neither table is no
 /// imgproxy setting at all, and the nearest that is is suggested.
 enum ImgproxyFixedSettings {
     private static let privateSources = "--allow-private-sources allows loopback, private and link-local addresses together"
@@ -70,7 +70,10 @@ enum ImgproxyFixedSettings {
             guard let given = ServiceSetting.switchValue(value), given != expected else { return nil }
             return "\(variable)=\(value) is ignored: \(reason)"
         }
-        if let reason = reason(variable) { return "\(variable) is imgproxy's and is ignored: \(reason)" }
+        if let reason = reason(variable) {
+            // A switch turned off asks for none of what serve lacks (`IMGPROXY_USE_S3=false`).
+            return ServiceSetting.switchValue(value) == false ? nil : "\(variable) is imgproxy's and is ignored: \(reason)"
+        }
         if ImgproxyNames.pro.contains(variable) {
             return "\(variable) is imgproxy Pro's and has no equivalent in serve; it is ignored (README, \"Moving from imgproxy\")"
         }
