@@ -143,10 +143,12 @@ public struct ThumbnailService: Sendable {
     public func run(router: Router<ServiceRequestContext>? = nil, signals: [UnixSignal] = [.sigterm, .sigint],
                     onStart: @Sendable (ServiceGroup) -> Void = { _ in },
                     onListening: @escaping @Sendable (_ what: String, _ url: String) -> Void) async throws {
-        var services: [any Service] = [buildApplication(router: router) { onListening("listening on", $0) }]
+        var services: [any Service] = [ListenFailure.Guarded(listener: buildApplication(router: router) { onListening("listening on", $0) },
+                                                             setting: "bind", address: configuration.bind)]
         if let metricsBind = configuration.metricsBind {
             let responder = MetricsResponder(metrics: metrics, pool: handler.pool, cache: handler.caches.disk, connections: connections)
-            services.append(metricsBind.application(responder, idleTimeout: configuration.idleTimeout, logger: logger) { onListening("metrics on", $0 + "/metrics") })
+            let listener = metricsBind.application(responder, idleTimeout: configuration.idleTimeout, logger: logger) { onListening("metrics on", $0 + "/metrics") }
+            services.append(ListenFailure.Guarded(listener: listener, setting: "metrics-bind", address: metricsBind))
         }
         var group = ServiceGroupConfiguration(services: services.map { .init(service: $0) }, gracefulShutdownSignals: signals, logger: logger)
         group.maximumGracefulShutdownDuration = configuration.grace + ShutdownGrace.stopMargin

@@ -132,6 +132,20 @@ final class ImgproxyMigrationTests: FolderTestCase {
         XCTAssertTrue(refusal(["IMGPROXY_PROMETHEUS_NAMESPACE": "market_images"]).contains("not market_images"))
     }
 
+    /// A port another process holds (a second instance left at the first's ports) is named with its
+    /// setting and what to do, not the socket call's words.
+    func testAPortInUseIsNamedWithItsSetting() async throws {
+        let first = try await startService(["--root", input, "--insecure-unsigned"])
+        let port = try XCTUnwrap(first.base.port)
+        let second = try await LiveService(["--root", input, "--insecure-unsigned", "--bind", "127.0.0.1:\(port)", "--metrics-bind", "off"])
+        XCTAssertFalse(second.isListening)
+        XCTAssertTrue(second.logText.contains("error: cannot listen on 127.0.0.1:\(port) (--bind): the port is in use by another process"), second.logText)
+        let metricsPort = try XCTUnwrap(first.metricsBase?.port)
+        let third = try await LiveService(["--root", input, "--insecure-unsigned", "--metrics-bind", "127.0.0.1:\(metricsPort)"])
+        XCTAssertTrue(third.logText.contains("error: cannot listen on 127.0.0.1:\(metricsPort) (--metrics-bind): the port is in use"), third.logText)
+        await third.waitForExit()
+    }
+
     /// `*` matches within one label or segment: scheme and port exact, never across a `.` or `/`, and
     /// never the trick imgproxy's text match lets through.
     func testWildcardsMatchWithinOneLabelOrSegment() throws {
