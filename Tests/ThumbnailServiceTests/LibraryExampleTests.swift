@@ -1,4 +1,7 @@
 import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
 import Hummingbird
 import HummingbirdTesting
 import ImagePipeline
@@ -100,6 +103,31 @@ final class LibraryExampleTests: FolderTestCase {
         XCTAssertTrue(text.hasPrefix("https://img.example.com/insecure/pr:list/dpr:3/"), text)
         // The source in base64url, split into segments as imgproxy's builders split it.
         XCTAssertEqual(Base64URL.decode(text.split(separator: "/").dropFirst(5).joined()), Data("https://image-host.example/1/0.jpg".utf8))
+    }
+
+    /// The README's placeholder snippet, run against the service as `serve --only-presets` runs it:
+    /// the info answer fetched with URLSession and decoded, the cell's colour set and its image view
+    /// given the hash's PNG (UIKit stubbed, the PNG read by libvips as `UIImage(data:)` reads it).
+    func testTheAppsCellPlaceholder() async throws {
+        try copy("photos/jolla.jpg", to: "1/0.jpg")
+        let service = try await startService(["--root", input, "--only-presets"], environment: ["MARKET_IMAGES_KEY": ""])
+        let product = try JSONDecoder().decode(ProductResponse.self, from: Data(#"{"id": 1, "name": "Ceramic mug", "images": [{"id": 1, "url": "local:///1/0.jpg"}]}"#.utf8))
+        let thumbnails = ThumbnailURLBuilder(service: service.base)
+        let photoView = UIImageView()
+
+        let imageURL = URL(string: product.images[0].url)!
+        let (answer, _) = try await URLSession.shared.data(from: thumbnails.infoURL(for: imageURL)!)
+        let info = try JSONDecoder().decode(ImageInfo.self, from: answer)
+        let colour = info.dominantColour
+        photoView.backgroundColor = UIColor(red: colour.red, green: colour.green, blue: colour.blue, alpha: 1)
+        photoView.image = UIImage(data: info.thumbHash.image().pngData())   // then the thumbnail replaces it
+
+        let header = try ImageHeader.read(file: input + "/1/0.jpg")
+        XCTAssertEqual([info.width, info.height], [header.uprightWidth, header.uprightHeight])
+        XCTAssertEqual(photoView.backgroundColor?.hex, info.dominantColour.hex)
+        let image = try XCTUnwrap(photoView.image, "the PNG is an image")
+        XCTAssertEqual(image.size.width, 32, "the longer side of the photo, at 32 px")
+        XCTAssertEqual(image.size.width / image.size.height, CGFloat(info.thumbHash.aspectRatio), accuracy: 0.05)
     }
 
     /// ProductPreview's article: the preview on a router of one's own, answering only with the token.
@@ -228,8 +256,32 @@ final class LibraryExampleTests: FolderTestCase {
     }
 }
 
-/// UIKit's one name the README's app snippet uses, as an iPhone 15 Pro has it: this builds on Linux.
+/// The UIKit names the README's app snippets use, with UIKit's signatures, so they build on Linux.
+/// The screen is an iPhone 15 Pro's.
 private struct UIScreen {
     static let main = UIScreen()
     let scale = 3.0
+}
+
+/// Keeps the components it was given, to compare with what the snippet meant to set.
+private struct UIColor {
+    let colour: RGBAColour
+    init(red: CGFloat, green: CGFloat, blue: CGFloat, alpha: CGFloat) {
+        colour = RGBAColour(red: Double(red), green: Double(green), blue: Double(blue), alpha: Double(alpha))
+    }
+    var hex: String { colour.hex }
+}
+
+/// Like UIKit's, nil for data that is not an image: here libvips reads it, for its size.
+private struct UIImage {
+    let size: CGSize
+    init?(data: Data) {
+        guard let header = try? ImageHeader.read(.data(data)) else { return nil }
+        size = CGSize(width: header.width, height: header.height)
+    }
+}
+
+private final class UIImageView {
+    var image: UIImage?
+    var backgroundColor: UIColor?
 }

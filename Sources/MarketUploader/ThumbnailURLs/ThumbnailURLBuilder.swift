@@ -23,8 +23,8 @@ public struct ThumbnailURLBuilder: Sendable {
     }
 
     /// The info URL of an image (`/info/…`, imgproxy's form): JSON with its upright size, aspect
-    /// ratio, dominant colour and ThumbHash, for a cell to draw before the thumbnail arrives. The app
-    /// decodes the ThumbHash itself; nothing here decodes images.
+    /// ratio, dominant colour and ThumbHash, for a cell to draw before the thumbnail arrives;
+    /// `ImageInfo` decodes the answer, and its `thumbHash` draws the placeholder.
     public func infoURL(for image: URL) -> URL? {
         var base = service.absoluteString
         while base.hasSuffix("/") { base.removeLast() }
