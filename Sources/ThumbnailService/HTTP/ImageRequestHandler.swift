@@ -2,6 +2,7 @@ import Foundation
 import Hummingbird
 import ImagePipeline
 import Logging
+import MarketUploader
 
 /// The answer to one image URL, `/{signature}/{options}/{source}`, read as numbered steps (as
 /// imgproxy's handler is). Each step costs less than the next, and the first that can answer does:
@@ -131,7 +132,7 @@ struct ImageRequestHandler: Sendable {
         metrics.cache("miss")
         let maxPixels = planner.limits.maxPixels
         let info = try await decoding(source, limits: parsed.options.limits, cost: { DecodeCost.bytes(header: $0, box: (ThumbHash.maxSide, ThumbHash.maxSide)) }) { image throws(ImagePipelineError) in
-            try SourceInfo(image, maxPixels: maxPixels)
+            try ImageInfo(image, maxPixels: maxPixels)
         }
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
