@@ -507,7 +507,7 @@ final class ServiceInProcessTests: ServiceTestCase {
     }
 
     /// Keyless presets make exactly the documented outputs: one preset a URL, so a source has
-    /// presets × `dpr` values × formats outputs (4 × 3 × 5), each spelling of one of them one ETag;
+    /// presets × `dpr` values × formats outputs (4 × 3 × 6), each spelling of one of them one ETag;
     /// combinations (`pr:list:card`, `pr:list/pr:grid`) and URLs naming no preset are 400. ETags are
     /// read from 304s to `If-None-Match: *`, which render nothing.
     func testKeylessPresetsMakeExactlyTheDocumentedOutputs() async throws {
