@@ -184,6 +184,13 @@ static inline int mi_webpsave_buffer(VipsImage *in, void **buf, size_t *len, int
     return vips_webpsave_buffer(in, buf, len, "Q", quality, "strip", TRUE, NULL);
 }
 
+/// GIF through cgif, libvips' own saver (never ImageMagick's): quantised to one palette a frame with
+/// libimagequant, an animation (`page-height`) written with the frames' `delay` and `loop`. It writes
+/// no metadata on 8.14; `strip` keeps newer versions (which can write XMP and ICC) the same.
+static inline int mi_gifsave_buffer(VipsImage *in, void **buf, size_t *len) {
+    return vips_gifsave_buffer(in, buf, len, "strip", TRUE, NULL);
+}
+
 /* AVIF: AV1 in a HEIF container, metadata stripped; `effort` 0 (fastest) to 9. */
 static inline int mi_avifsave_buffer(VipsImage *in, void **buf, size_t *len, int quality, int effort) {
     return vips_heifsave_buffer(in, buf, len, "Q", quality, "compression", VIPS_FOREIGN_HEIF_COMPRESSION_AV1,

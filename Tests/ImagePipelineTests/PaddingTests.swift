@@ -80,4 +80,18 @@ final class PaddingTests: XCTestCase {
             XCTAssertEqual(Double(prepared.height), Double(size.1), accuracy: 1, "trim: \(trim)")
         }
     }
+
+    /// A cut-out on a transparent border is trimmed to what shows, by its alpha: the border's
+    /// invisible pixels are noise, so no colour describes it (imgproxy trims such a border too).
+    func testTrimRemovesATransparentBorderByItsAlpha() throws {
+        let folder = try temporaryFolder(self)
+        try GeneratedImage.cutOut(width: 300, height: 200, inner: (x: 70, y: 40, width: 120, height: 90), to: folder + "/cut-out.png")
+        var spec = RenderSpec(format: .png)
+        spec.trim = RenderSpec.Trim()
+        let trimmed = try ImageRenderer(spec: spec).render(.file(folder + "/cut-out.png"), maxPixels: .max)
+        XCTAssertEqual([trimmed.width, trimmed.height], [120, 90])
+        let (header, image) = try readBack(trimmed.data, in: folder)
+        XCTAssertTrue(header.hasAlpha)
+        XCTAssertEqual(try image.mean(x: 0, y: 0, width: 120, height: 90), [255, 0, 0, 255], accuracy: 0.5, "only the opaque red is left")
+    }
 }

@@ -5,7 +5,7 @@ import Foundation
 public enum Exiftool {
     /// Groups that describe the file and its container, not the photo or its owner.
     public static let containerGroups: Set<String> = ["ExifTool", "File", "System", "Composite", "JFIF", "PNG", "PNG-pHYs", "RIFF",
-                                                      "QuickTime", "Meta"]
+                                                      "QuickTime", "Meta", "GIF"]
 
     public struct Missing: Error, CustomStringConvertible {
         public var description: String { "exiftool is not installed; run scripts/setup --tests" }

@@ -29,17 +29,29 @@ public enum GeneratedImage {
         try write(rows, width: width, height: height, seed: 0, to: path)
     }
 
-    private static func write(_ rowsExpression: String, width: Int, height: Int, seed: Int, to path: String) throws {
+    /// A cut-out: an opaque red `inner` rectangle at (x, y) on a transparent border whose invisible
+    /// pixels hold seeded noise (as editors leave them), so only the alpha says where the border is.
+    public static func cutOut(width: Int, height: Int, inner: (x: Int, y: Int, width: Int, height: Int), to path: String) throws {
+        let inside = "\(inner.x) <= x < \(inner.x + inner.width) and \(inner.y) <= y < \(inner.y + inner.height)"
+        let rows = "b''.join((bytes([255,0,0,255]) if \(inside) else noise.randbytes(3) + bytes([0])) for y in range(height) for x in range(width))"
+        try write(rows, width: width, height: height, seed: 1, alpha: true, to: path)
+    }
+
+    /// A PNG of `rowsExpression`'s pixels, RGB or with `alpha` RGBA; the expression may draw on
+    /// `noise`, a generator seeded with `seed`.
+    private static func write(_ rowsExpression: String, width: Int, height: Int, seed: Int, alpha: Bool = false, to path: String) throws {
         let script = """
         import random, struct, sys, zlib
         width, height, seed, path = int(sys.argv[1]), int(sys.argv[2]), int(sys.argv[3]), sys.argv[4]
+        channels, colour_type = (4, 6) if sys.argv[5] == "alpha" else (3, 2)
+        noise = random.Random(seed)
         rows = \(rowsExpression)
-        raw = b"".join(b"\\0" + rows[y * width * 3:(y + 1) * width * 3] for y in range(height))
+        raw = b"".join(b"\\0" + rows[y * width * channels:(y + 1) * width * channels] for y in range(height))
         chunk = lambda kind, body: struct.pack(">I", len(body)) + kind + body + struct.pack(">I", zlib.crc32(kind + body))
         with open(path, "wb") as out:
-            out.write(b"\\x89PNG\\r\\n\\x1a\\n" + chunk(b"IHDR", struct.pack(">IIBBBBB", width, height, 8, 2, 0, 0, 0))
+            out.write(b"\\x89PNG\\r\\n\\x1a\\n" + chunk(b"IHDR", struct.pack(">IIBBBBB", width, height, 8, colour_type, 0, 0, 0))
                       + chunk(b"IDAT", zlib.compress(raw, 1)) + chunk(b"IEND", b""))
         """
-        _ = try ProcessOutput.run("/usr/bin/env", ["python3", "-c", script, String(width), String(height), String(seed), path])
+        _ = try ProcessOutput.run("/usr/bin/env", ["python3", "-c", script, String(width), String(height), String(seed), path, alpha ? "alpha" : "rgb"])
     }
 }

@@ -10,8 +10,9 @@ public func readBack(_ data: Data, in folder: String, name: String = UUID().uuid
 }
 
 /// Metadata found by walking the container itself, independently of libvips: JPEG APPn segments, PNG
-/// ancillary chunks, WebP chunks, HEIF/AVIF items (`Exif`, `mime` for XMP) and ICC `colr` boxes, and
-/// JPEG XL's boxes (a bare codestream has none, so nowhere to hold metadata).
+/// ancillary chunks, WebP chunks, HEIF/AVIF items (`Exif`, `mime` for XMP) and ICC `colr` boxes,
+/// JPEG XL's boxes (a bare codestream has none, so nowhere to hold metadata), and GIF's comment,
+/// text and application extensions (but the NETSCAPE2.0 loop count).
 public enum ContainerMetadata {
     public static func kinds(in data: Data) -> [String] {
         let bytes = [UInt8](data)
@@ -21,6 +22,7 @@ public enum ContainerMetadata {
         if bytes.count > 12, bytes[4..<8].elementsEqual("ftyp".utf8) { return heifKinds(bytes) }
         if bytes.starts(with: [0xFF, 0x0A]) { return [] }
         if bytes.starts(with: [0, 0, 0, 0x0C, 0x4A, 0x58, 0x4C, 0x20]) { return jxlKinds(bytes) }
+        if bytes.starts(with: Array("GIF8".utf8)) { return gifKinds(bytes) }
         return ["unknown container"]
     }
 
@@ -80,6 +82,46 @@ public enum ContainerMetadata {
             offset += length
         }
         return kinds
+    }
+
+    /// GIF's blocks after the screen descriptor and its colour table: images (their colour table and
+    /// data sub-blocks skipped) and extensions, until the trailer.
+    private static func gifKinds(_ bytes: [UInt8]) -> [String] {
+        var kinds: [String] = []
+        func colourTable(_ packed: UInt8) -> Int { packed & 0x80 == 0 ? 0 : 3 << (Int(packed & 7) + 1) }
+        /// The offset past a chain of sub-blocks starting at `offset`, and the first one's bytes.
+        func subBlocks(from offset: Int) -> (end: Int, first: ArraySlice<UInt8>) {
+            var at = offset, first: ArraySlice<UInt8> = []
+            while at < bytes.count, bytes[at] != 0 {
+                let end = min(bytes.count, at + 1 + Int(bytes[at]))
+                if at == offset { first = bytes[(at + 1)..<end] }
+                at = end
+            }
+            return (at + 1, first)
+        }
+        guard bytes.count >= 13 else { return ["a truncated GIF"] }
+        var offset = 13 + colourTable(bytes[10])
+        while offset < bytes.count {
+            switch bytes[offset] {
+            case 0x2C where offset + 10 <= bytes.count:
+                offset = subBlocks(from: offset + 10 + colourTable(bytes[offset + 9]) + 1).end
+            case 0x21 where offset + 1 < bytes.count:
+                let (end, first) = subBlocks(from: offset + 2)
+                switch bytes[offset + 1] {
+                case 0xF9: break
+                case 0xFE: kinds.append("comment")
+                case 0x01: kinds.append("text")
+                case 0xFF:
+                    let application = String(decoding: first.prefix(11), as: UTF8.self)
+                    if application != "NETSCAPE2.0" { kinds.append(["XMP DataXMP": "XMP", "ICCRGBG1012": "ICC"][application] ?? "application \(application)") }
+                default: kinds.append(String(format: "extension %02X", bytes[offset + 1]))
+                }
+                offset = end
+            case 0x3B: return offset + 1 == bytes.count ? kinds : kinds + ["bytes after the trailer"]
+            default: return kinds + ["a truncated or unknown GIF block"]
+            }
+        }
+        return kinds + ["no GIF trailer"]
     }
 
     private static func webpKinds(_ bytes: [UInt8]) -> [String] {

@@ -67,7 +67,8 @@ final class ImageRequestPathTests: XCTestCase {
             ("/w:10", .invalidSource("no source after the options")),
             ("/w:10/!!!notbase64", .invalidSource("not base64url-encoded UTF-8")),
             ("/w:10/YWJj.png.jpg", .invalidSource("more than one . after a base64 source")),
-            ("/plain/local:///a.jpg@gif", .invalidArgument(option: "format", value: "gif", expected: "jpg, png, webp, avif or jxl")),
+            ("/plain/local:///a.jpg@svg", .invalidArgument(option: "format", value: "svg", expected: "jpg, png, webp, avif, jxl or gif")),
+            ("/plain/local:///a.jpg@bmp", .formatNotWritten(.bmp)), ("/f:TIFF/plain/local:///a.jpg", .formatNotWritten(.tiff)),
         ]
         for (path, expected) in cases {
             XCTAssertThrowsError(try parse(path), path) { error in

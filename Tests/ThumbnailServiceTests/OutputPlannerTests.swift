@@ -40,7 +40,7 @@ final class OutputPlannerTests: FolderTestCase {
             "max-pixels": "1000", "max-animation-frames": "50", "max-animation-frame-resolution": "1000", "max-render-memory": "67108864",
             "render-memory": "67108864", "render-timeout": "1", "quality": "70", "format-quality": "avif=50", "auto-quality": "ssimulacra2:80",
             "auto-quality-max-resolution": "0", "allow-security-options": "true", "fast-decode": "true", "baseline-jpeg": "true",
-            "avif-effort": "4", "auto-avif": "true", "jxl-effort": "7", "auto-jxl": "true", "preset": "x=q:50", "max-age": "5", "grace": "5",
+            "avif-effort": "4", "auto-avif": "true", "jxl-effort": "7", "auto-jxl": "true", "preferred-formats": "png,jpeg", "preset": "x=q:50", "max-age": "5", "grace": "5",
             "idle-timeout": "5", "max-connections": "5", "metrics-bind": "off", "path-prefix": "/img", "metrics-namespace": "imgproxy",
         ]
         let resolvedElsewhere: Set<String> = ["config", "key", "salt", "key-file"]
@@ -66,30 +66,80 @@ final class OutputPlannerTests: FolderTestCase {
         XCTAssertEqual(reached, Set(fields(base.limits).keys), "every limit is some setting's")
     }
 
-    func testTheFormatFollowsTheURLThenAcceptThenTransparency() {
+    /// A source as the format choice sees it.
+    private func source(_ format: OutputFormat?, alpha: Bool = false, animated: Bool = false) -> () -> SourceTraits {
+        { SourceTraits(format: format, hasAlpha: alpha, animated: animated) }
+    }
+
+    func testTheFormatFollowsTheURLThenAcceptThenTheSource() {
         let planner = OutputPlanner()
         var options = ProcessingOptions()
-        XCTAssertEqual(planner.format(for: options, accept: "image/avif,image/webp,*/*", sourceHasAlpha: false).format, .webp)
-        XCTAssertEqual(planner.format(for: options, accept: "image/webp;q=0, image/jpeg", sourceHasAlpha: false).format, .jpeg)
+        let jpeg = source(.jpeg)
+        XCTAssertEqual(planner.format(for: options, accept: "image/avif,image/webp,*/*", source: jpeg).format, .webp)
+        XCTAssertEqual(planner.format(for: options, accept: "image/webp;q=0, image/jpeg", source: jpeg).format, .jpeg)
         for refusal in ["image/webp ; q = 0", "image/webp;Q=0.000", "image/webp; level=1; q=0", "IMAGE/WEBP;q=0"] {
-            XCTAssertEqual(planner.format(for: options, accept: refusal + ", image/jpeg", sourceHasAlpha: false).format, .jpeg, refusal)
+            XCTAssertEqual(planner.format(for: options, accept: refusal + ", image/jpeg", source: jpeg).format, .jpeg, refusal)
         }
-        XCTAssertEqual(planner.format(for: options, accept: "image/webp ; q = 0.5", sourceHasAlpha: false).format, .webp)
+        XCTAssertEqual(planner.format(for: options, accept: "image/webp ; q = 0.5", source: jpeg).format, .webp)
         var configuration = ServiceConfiguration()
         (configuration.limits.autoJXL, configuration.limits.autoAVIF) = (true, true)
         let both = OutputPlanner(configuration)
-        XCTAssertEqual(both.format(for: options, accept: "image/webp,image/avif,image/jxl", sourceHasAlpha: false).format, .jxl, "JPEG XL first")
-        XCTAssertEqual(both.format(for: options, accept: "image/jxl;q=0,image/avif", sourceHasAlpha: false).format, .avif)
-        XCTAssertEqual(planner.format(for: options, accept: "image/jxl,image/webp", sourceHasAlpha: false).format, .webp, "only with autoJXL")
-        XCTAssertEqual(planner.format(for: options, accept: nil, sourceHasAlpha: true).format, .png)
+        XCTAssertEqual(both.format(for: options, accept: "image/webp,image/avif,image/jxl", source: jpeg).format, .jxl, "JPEG XL first")
+        XCTAssertEqual(both.format(for: options, accept: "image/jxl;q=0,image/avif", source: jpeg).format, .avif)
+        XCTAssertEqual(planner.format(for: options, accept: "image/jxl,image/webp", source: jpeg).format, .webp, "only with autoJXL")
+        XCTAssertEqual(planner.format(for: options, accept: nil, source: source(nil, alpha: true)).format, .png)
         options.maxBytes = 20_000
-        XCTAssertEqual(planner.format(for: options, accept: nil, sourceHasAlpha: true).format, .jpeg, "a budget needs a quality to lower")
+        XCTAssertEqual(planner.format(for: options, accept: nil, source: source(.png, alpha: true)).format, .jpeg, "a budget needs a quality to lower")
         options.maxBytes = nil
         options.autoquality = .init(maxBytes: 20_000, qualities: 70...80)
-        XCTAssertEqual(planner.format(for: options, accept: nil, sourceHasAlpha: true).format, .jpeg, "so does aq:size")
+        XCTAssertEqual(planner.format(for: options, accept: nil, source: source(.png, alpha: true)).format, .jpeg, "so does aq:size")
         options.format = .png
-        XCTAssertEqual(planner.format(for: options, accept: "image/webp", sourceHasAlpha: false).format, .png)
-        XCTAssertFalse(planner.format(for: options, accept: "image/webp", sourceHasAlpha: false).negotiated)
+        let unasked = { () -> SourceTraits in
+            XCTFail("the source is asked only when neither the URL nor Accept chose")
+            return SourceTraits(format: .jpeg, hasAlpha: false, animated: false)
+        }
+        XCTAssertEqual(planner.format(for: options, accept: "image/webp", source: unasked).format, .png)
+        XCTAssertFalse(planner.format(for: options, accept: "image/webp", source: unasked).negotiated)
+        options.format = nil
+        XCTAssertEqual(planner.format(for: options, accept: "image/webp", source: unasked).format, .webp)
+    }
+
+    /// imgproxy's preferred-formats rule, for clients whose `Accept` chooses nothing: the source's
+    /// own format when preferred and it fits, else the first preferred that keeps its transparency
+    /// and animation; a byte budget takes only formats with a quality.
+    func testWithoutAChoiceTheSourceKeepsItsFormatByThePreferredFormats() {
+        let planner = OutputPlanner()
+        var options = ProcessingOptions()
+        func format(_ source: @escaping () -> SourceTraits, _ planner: OutputPlanner = planner) -> OutputFormat {
+            planner.format(for: options, accept: "image/*", source: source).format
+        }
+        XCTAssertEqual(format(source(.png)), .png, "an opaque PNG stays PNG")
+        XCTAssertEqual(format(source(.gif)), .gif)
+        XCTAssertEqual(format(source(.gif, animated: true)), .gif, "a GIF stays GIF, as a still with one frame kept")
+        XCTAssertEqual(format(source(.webp)), .jpeg, "WebP is not preferred")
+        XCTAssertEqual(format(source(.webp, alpha: true)), .png, "the first preferred with transparency")
+        XCTAssertEqual(format(source(.webp, animated: true)), .jpeg, "one frame kept: a still")
+        XCTAssertEqual(format(source(nil)), .jpeg, "a HEIC is not written")
+        var configuration = ServiceConfiguration()
+        configuration.limits.maxAnimationFrames = 10
+        let animating = OutputPlanner(configuration)
+        XCTAssertEqual(format(source(.webp, animated: true), animating), .gif, "the first preferred that animates")
+        XCTAssertEqual(format(source(.webp, alpha: true, animated: true), animating), .gif)
+        options.limits.animationFrames = 1
+        XCTAssertEqual(format(source(.webp, animated: true), animating), .jpeg, "maf:1 keeps one frame")
+        options.limits.animationFrames = nil
+        options.maxBytes = 20_000
+        XCTAssertEqual(format(source(.gif, animated: true), animating), .jpeg, "a budget: no GIF")
+        XCTAssertEqual(format(source(.png)), .jpeg, "a budget: no PNG")
+        configuration.limits.preferredFormats = [.png, .webp]
+        XCTAssertEqual(format(source(.png), OutputPlanner(configuration)), .webp, "the first preferred with a quality")
+        configuration.limits.preferredFormats = [.png]
+        XCTAssertEqual(format(source(.png), OutputPlanner(configuration)), .jpeg, "none preferred has a quality: JPEG")
+        options.maxBytes = nil
+        configuration.limits.preferredFormats = [.avif, .png]
+        XCTAssertEqual(format(source(.avif), OutputPlanner(configuration)), .avif)
+        XCTAssertEqual(format(source(.jpeg), OutputPlanner(configuration)), .avif, "the first preferred")
+        XCTAssertEqual(format(source(.jpeg, animated: true), OutputPlanner(configuration)), .avif, "none animates: the first")
     }
 
     /// Twenty identical requests at once: one processing, twenty identical answers. The work waits

@@ -507,7 +507,7 @@ final class ServiceInProcessTests: ServiceTestCase {
     }
 
     /// Keyless presets make exactly the documented outputs: a source has presets × `dpr` values ×
-    /// formats outputs of one preset (4 × 3 × 5), each spelling of one of them one ETag, imgproxy's
+    /// formats outputs of one preset (4 × 3 × 6), each spelling of one of them one ETag, imgproxy's
     /// bare `list/…` too; more than three presets (`pr:list:card:upload:grid`, `list:card/pr:grid:upload`)
     /// and URLs naming no preset are 400. ETags are read from 304s to `If-None-Match: *`, which render nothing.
     func testKeylessPresetsMakeExactlyTheDocumentedOutputs() async throws {

@@ -112,7 +112,7 @@ final class ServiceSettingsTests: FolderTestCase {
             "config": "/no/such/serve.env", "format-quality": "webp=good", "allow-security-options": "sometimes",
             "watermark": "/no/such/logo.png", "watermark-opacity": "2", "max-animation-frames": "0", "max-animation-frame-resolution": "0",
             "auto-quality": "dssim:0.02", "auto-quality-max-resolution": "-1", "key": "not-hex", "salt": "not-hex",
-            "path-prefix": "/img/../x", "metrics-namespace": "image-proxy",
+            "preferred-formats": "jpeg,bmp", "path-prefix": "/img/../x", "metrics-namespace": "image-proxy",
         ]
         // Set by a good value elsewhere (the test above).
         let covered: Set<String> = ["cache"]
@@ -217,6 +217,7 @@ final class ServiceSettingsTests: FolderTestCase {
             "IMGPROXY_MAX_SRC_RESOLUTION=1", "IMGPROXY_ALLOW_SECURITY_OPTIONS=true", "IMGPROXY_USE_ETAG=true",
             "IMGPROXY_ENABLE_WEBP_DETECTION=true", "IMGPROXY_STRIP_METADATA=false", "IMGPROXY_LOG_LEVEL=debug",
             "IMGPROXY_AUTO_JXL=true", "IMGPROXY_JXL_EFFORT=1", "IMGPROXY_AUTOQUALITY_MAX_RESOLUTION=0.01",
+            "IMGPROXY_PREFERRED_FORMATS=png,jpeg",
         ])
         let service = try await startService(["--config", file], environment: ["MARKET_IMAGES_KEY": "", "MARKET_IMAGES_SALT": ""],
                                        secrets: [Self.key, Self.salt])
@@ -234,6 +235,9 @@ final class ServiceSettingsTests: FolderTestCase {
         let jxl = try await service.get(signer.signedPath(options: ["pr:tile"], source: "local:///sku-1/small.jpg"), headers: ["Accept": "image/jxl,*/*"])
         XCTAssertEqual([jxl.status], [200], "IMGPROXY_JXL_EFFORT=1 is libvips' lowest, 3")
         XCTAssertEqual(jxl.header("Content-Type"), "image/jxl", "IMGPROXY_AUTO_JXL")
+        try copy("metadata/everything.webp", to: "sku-1/small.webp")
+        let webp = try await service.get(signer.signedPath(options: ["w:50"], source: "local:///sku-1/small.webp"), headers: ["Accept": "image/jpeg"])
+        XCTAssertEqual(webp.header("Content-Type"), "image/png", "IMGPROXY_PREFERRED_FORMATS: the first listed, for a WebP not listed")
         let large = try await service.get(signer.signedPath(options: ["w:100"], source: "local:///sku-1/IMG_1.jpg"), headers: ["Accept": "image/jpeg"])
         XCTAssertEqual(large.status, 413, "IMGPROXY_MAX_SRC_RESOLUTION=1 megapixel: the 8-megapixel photo is refused")
         let lowered = try await service.get(signer.signedPath(options: ["w:100", "msr:0.1"], source: "local:///sku-1/small.jpg"), headers: ["Accept": "image/jpeg"])
@@ -246,7 +250,7 @@ final class ServiceSettingsTests: FolderTestCase {
         XCTAssertTrue(log.contains("warning: IMGPROXY_LOG_LEVEL is imgproxy's and is ignored: the service logs one line per request"), log)
         XCTAssertTrue(log.contains("warning: IMGPROXY_STRIP_METADATA=false is ignored: metadata is always stripped"), log)
         for quiet in ["IMGPROXY_USE_ETAG", "IMGPROXY_ENABLE_WEBP_DETECTION", "IMGPROXY_TTL", "IMGPROXY_KEY", "IMGPROXY_AUTO_JXL", "IMGPROXY_JXL_EFFORT",
-                      "IMGPROXY_AUTOQUALITY_MAX_RESOLUTION"] {
+                      "IMGPROXY_AUTOQUALITY_MAX_RESOLUTION", "IMGPROXY_PREFERRED_FORMATS"] {
             XCTAssertFalse(log.contains(quiet), "\(quiet) is read or honoured: nothing to say")
         }
         await service.terminate()

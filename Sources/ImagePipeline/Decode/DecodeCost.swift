@@ -5,12 +5,13 @@
 public enum DecodeCost {
     /// Bytes an encoder that holds the whole image keeps per output pixel: libaom 28 for AVIF (it
     /// held 21 for a 4096×3072 image), libjxl 52 for JPEG XL up to effort 8 and 260 at 9 (peak memory
-    /// of a 4096² noise image, 0.85 and 4.4 GB). nil: the others encode as rows arrive.
+    /// of a 4096² noise image, 0.85 and 4.4 GB). nil: the others encode as rows arrive (GIF a frame at
+    /// a time: its RGBA and palette indices, within the output's own share).
     static func encoderBytesPerPixel(_ format: OutputFormat, _ encoder: EncoderSettings) -> Double? {
         switch format {
         case .avif: 28
         case .jxl: encoder.jxlEffort >= 9 ? 260 : 52
-        case .jpeg, .png, .webp: nil
+        case .jpeg, .png, .webp, .gif: nil
         }
     }
 

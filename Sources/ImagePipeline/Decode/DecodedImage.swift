@@ -178,14 +178,23 @@ public struct DecodedImage: Sendable {
 
     /// This image without a uniform border: what differs from `colour` (RGB; nil: the edge colour)
     /// by more than `threshold`, with the margins cut equally on each side when asked. A uniform
-    /// image is left whole.
+    /// image is left whole. Without a colour, an edge more transparent than not is a transparent
+    /// border (a cut-out product on nothing, as imgproxy trims it): what is more opaque than
+    /// `threshold` is kept, whatever colour the invisible pixels around it hold.
     func trimmed(threshold: Double, colour: [Double]?, equalHorizontal: Bool = false, equalVertical: Bool = false) throws(ImagePipelineError) -> DecodedImage {
-        let rgb: [Double]
-        if let colour { rgb = colour } else { rgb = try edgeColour() }
-        let background = image.isGrey ? [rgb.reduce(0, +) / 3] : rgb
-        let flat = image.hasAlpha ? try image.then { mi_extract_band($0, $1, 0, Int32(background.count)) } : image
+        let edge = colour == nil ? try edgeMeans() : []
+        let searched: VipsImageHandle, background: [Double]
+        if image.hasAlpha, let alpha = edge.last, alpha < 128 {
+            let alphaBand = Int32(image.bands - 1)
+            searched = try image.then { mi_extract_band($0, $1, alphaBand, 1) }
+            background = [0]
+        } else {
+            let rgb = colour ?? Self.colour(ofBandMeans: edge)
+            background = image.isGrey ? [rgb.reduce(0, +) / 3] : rgb
+            searched = image.hasAlpha ? try image.then { mi_extract_band($0, $1, 0, Int32(background.count)) } : image
+        }
         var (left, top, width, height): (Int32, Int32, Int32, Int32) = (0, 0, 0, 0)
-        guard mi_find_trim(flat.pointer, &left, &top, &width, &height, threshold, background, Int32(background.count)) == 0 else {
+        guard mi_find_trim(searched.pointer, &left, &top, &width, &height, threshold, background, Int32(background.count)) == 0 else {
             throw .processingFailed(detail: VipsErrorLog.take(for: image.origin))
         }
         guard width > 0, height > 0 else { return self }
@@ -205,15 +214,24 @@ public struct DecodedImage: Sendable {
     /// The mean colour of the outermost ring of pixels, as RGB: the background of a product shot on
     /// a sweep, which padding in it continues (`bg:auto`).
     func edgeColour() throws(ImagePipelineError) -> [Double] {
+        Self.colour(ofBandMeans: try edgeMeans())
+    }
+
+    /// Each band's mean over the outermost ring of pixels (the alpha's last, when there is one).
+    private func edgeMeans() throws(ImagePipelineError) -> [Double] {
         let strips = [(0, 0, width, 1), (0, height - 1, width, 1), (0, 0, 1, height), (width - 1, 0, 1, height)]
-        var sums = [Double](repeating: 0, count: 3), weight = 0.0
+        var sums = [Double](repeating: 0, count: image.bands), weight = 0.0
         for (x, y, w, h) in strips {
             let means = try image.meanBands(x: x, y: y, width: w, height: h)
-            let rgb = means.count >= 3 ? Array(means.prefix(3)) : [Double](repeating: means.first ?? 255, count: 3)
-            for band in 0..<3 { sums[band] += rgb[band] * Double(w * h) }
+            for band in sums.indices { sums[band] += means[band] * Double(w * h) }
             weight += Double(w * h)
         }
-        return sums.map { ($0 / weight).rounded() }
+        return sums.map { $0 / weight }
+    }
+
+    /// Band means as a rounded RGB colour: a grey image's one band on all three.
+    private static func colour(ofBandMeans means: [Double]) -> [Double] {
+        (means.count >= 3 ? Array(means.prefix(3)) : [Double](repeating: means.first ?? 255, count: 3)).map { $0.rounded() }
     }
 
     /// This image turned clockwise by `degrees` (a multiple of 90), then mirrored as asked.

@@ -24,6 +24,8 @@ public struct ImageHeader: Sendable, Equatable, Codable {
     public var chromaSubsampling: String?
     /// The embedded ICC profile's description, if the file carries a profile.
     public var iccProfile: String?
+    /// A HEIF file's codec as libvips reads it: `av1` (AVIF) or `hevc` (HEIC); nil for other formats.
+    public var heifCompression: String?
     public var metadata: MetadataPresence
 
     /// Dimensions after EXIF orientation: what a viewer shows.
@@ -37,6 +39,19 @@ public struct ImageHeader: Sendable, Equatable, Codable {
     public func frames(keepingAtMost limit: Int) -> Int { isAnimation ? min(pages, max(1, limit)) : 1 }
 
     public var format: String { Self.format(ofLoader: loader) }
+
+    /// The file's own format when the pipeline writes it, so an output can keep it (imgproxy's
+    /// preferred-formats rule); nil for HEIC and TIFF, which are read and never written.
+    public var outputFormat: OutputFormat? {
+        switch format {
+        case "JPEG": .jpeg
+        case "PNG": .png
+        case "WebP": .webp
+        case "GIF": .gif
+        case "HEIF" where heifCompression == "av1": .avif
+        default: nil
+        }
+    }
 
     static func format(ofLoader loader: String) -> String {
         switch loader {
@@ -139,6 +154,7 @@ public struct ImageHeader: Sendable, Equatable, Codable {
         interlaced = (image.int("interlaced") ?? 0) != 0
         chromaSubsampling = image.string("jpeg-chroma-subsample")
         iccProfile = image.blob("icc-profile-data").map { ICCProfile.description(of: $0) ?? "embedded profile" }
+        heifCompression = image.string("heif-compression")
         metadata = MetadataPresence(fieldNames: fields)
     }
 }

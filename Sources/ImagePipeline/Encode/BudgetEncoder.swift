@@ -6,7 +6,7 @@ import Foundation
 /// re-encode of a compressed JPEG (the generation-loss loop real clients wrote). When even the lowest
 /// quality is over budget the pixels shrink by about √(budget/size), from the decoded image, and the
 /// search runs again; below the minimum edge the image fails instead of shipping a useless one.
-/// PNG has no quality to lower, so it only shrinks.
+/// PNG and GIF have no quality to lower, so they only shrink.
 struct BudgetEncoder {
     var format: OutputFormat
     var maxBytes: Int
@@ -19,7 +19,7 @@ struct BudgetEncoder {
     func encode(_ decoded: DecodedImage) throws(ImagePipelineError) -> EncodedImage {
         var image = decoded
         var encodes = 0
-        var search = QualitySearch(range: format == .png ? 100...100 : qualities, budget: maxBytes)
+        var search = QualitySearch(range: format.hasQuality ? qualities : 100...100, budget: maxBytes)
         while true {
             var best: (quality: Int, data: Data)?
             let outcome = try search.run { quality throws(ImagePipelineError) in
@@ -30,7 +30,7 @@ struct BudgetEncoder {
             encodes += outcome.sizes.count
             if let best {
                 return EncodedImage(data: best.data, format: format, width: image.width, height: image.height,
-                                    quality: format == .png ? nil : best.quality, encodes: encodes)
+                                    quality: format.hasQuality ? best.quality : nil, encodes: encodes)
             }
             let smallest = outcome.lowestQualitySize ?? Int.max
             guard image.longEdge > minEdge, smallest != Int.max else {

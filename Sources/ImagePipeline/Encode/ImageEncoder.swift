@@ -2,8 +2,8 @@ import CVips
 import Foundation
 
 /// The one place pixels become bytes, for every format: JPEG flattened onto white with chroma
-/// subsampling pinned (see the shim), PNG, WebP with its container stripped of metadata, AVIF, and
-/// JPEG XL as a bare codestream.
+/// subsampling pinned (see the shim), PNG, WebP with its container stripped of metadata, AVIF,
+/// JPEG XL as a bare codestream, and GIF (animated when the image is).
 enum ImageEncoder {
     /// `fullChroma`: a JPEG in 4:4:4 rather than 4:2:0 (`PerceptualEncoder` chooses it where it is
     /// fewer bytes for the same looks); other formats ignore it.
@@ -25,6 +25,8 @@ enum ImageEncoder {
         case .jxl:
             let effort = try VipsArgument.int32(settings.jxlEffort, "jxl-effort")
             return try pixels.save(failure: failure) { mi_jxlsave_buffer($0, $1, $2, q, effort) }
+        case .gif:
+            return try pixels.save(failure: failure) { mi_gifsave_buffer($0, $1, $2) }
         }
     }
 }

@@ -1,11 +1,12 @@
-/// Encodings the pipeline writes. The OpenMarket server takes JPEG and PNG; WebP, AVIF and JPEG XL are
-/// for thumbnails.
+/// Encodings the pipeline writes. The OpenMarket server takes JPEG and PNG; WebP, AVIF, JPEG XL and
+/// GIF are for thumbnails (GIF for clients and sources that keep to it, as imgproxy writes it).
 public enum OutputFormat: String, Sendable, Codable, CaseIterable {
     case jpeg
     case png
     case webp
     case avif
     case jxl
+    case gif
 
     public var mimeType: String {
         switch self {
@@ -14,6 +15,7 @@ public enum OutputFormat: String, Sendable, Codable, CaseIterable {
         case .webp: "image/webp"
         case .avif: "image/avif"
         case .jxl: "image/jxl"
+        case .gif: "image/gif"
         }
     }
 
@@ -32,13 +34,19 @@ public enum OutputFormat: String, Sendable, Codable, CaseIterable {
         case .webp: "webp"
         case .avif: "avif"
         case .jxl: "jxl"
+        case .gif: "gif"
         }
     }
 
-    /// Whether it holds an animation (WebP; AVIF sequences and animated JPEG XL are not written: browsers
-    /// do not play the latter).
-    public var animates: Bool { self == .webp }
+    /// Whether it holds an animation (WebP and GIF; AVIF sequences and animated JPEG XL are not
+    /// written: browsers do not play the latter).
+    public var animates: Bool { self == .webp || self == .gif }
 
-    /// JPEG has no alpha channel: transparent areas are flattened onto white, never left black.
-    var keepsAlpha: Bool { self != .jpeg }
+    /// JPEG has no alpha channel: transparent areas are flattened onto white, never left black. GIF
+    /// keeps transparency as one palette entry (a pixel is shown or not).
+    public var keepsAlpha: Bool { self != .jpeg }
+
+    /// Whether it has a quality to lower: PNG and GIF are lossless (GIF's palette is chosen, not
+    /// tuned), so a byte budget can only shrink their pixels and a perceptual target has nothing to pick.
+    public var hasQuality: Bool { self != .png && self != .gif }
 }

@@ -29,9 +29,9 @@ struct PerceptualEncoder {
     static let fullChromaStep = 14
 
     /// Whether an output of `image` in `format` has a quality to choose and a score to choose it by:
-    /// not PNG, not an animation, at least 8 pixels on a side.
+    /// not PNG or GIF, not an animation, at least 8 pixels on a side.
     static func canScore(_ image: DecodedImage, as format: OutputFormat) -> Bool {
-        format != .png && image.frameCount == 1 && image.width >= 8 && image.height >= 8
+        format.hasQuality && image.frameCount == 1 && image.width >= 8 && image.height >= 8
     }
 
     func encode(_ image: DecodedImage) throws(ImagePipelineError) -> EncodedImage {

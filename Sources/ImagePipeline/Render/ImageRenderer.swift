@@ -57,7 +57,7 @@ public struct ImageRenderer: Sendable {
         if let limit = spec.scoreLimit, spec.scoredPixelBound(uprightWidth: image.source.uprightWidth, uprightHeight: image.source.uprightHeight) == 0 {
             (spec.targetScore, spec.quality) = (nil, limit.quality)
         }
-        // What a score cannot judge (an animation, PNG, an image under 8 pixels) is encoded as without one.
+        // What a score cannot judge (an animation, PNG or GIF, an image under 8 pixels) is encoded as without one.
         if let target = spec.targetScore, PerceptualEncoder.canScore(image, as: spec.format) {
             return try PerceptualEncoder(format: spec.format, target: target, qualities: min(spec.minQuality, spec.quality)...spec.quality,
                                          maxBytes: spec.maxBytes, minEdge: spec.minEdge, settings: spec.encoder).encode(image)
@@ -65,7 +65,7 @@ public struct ImageRenderer: Sendable {
         guard let maxBytes = spec.maxBytes else {
             let data = try ImageEncoder.encode(image, as: spec.format, quality: spec.quality, settings: spec.encoder)
             return EncodedImage(data: data, format: spec.format, width: image.width, height: image.height / image.frameCount,
-                                quality: spec.format == .png ? nil : spec.quality, encodes: 1)
+                                quality: spec.format.hasQuality ? spec.quality : nil, encodes: 1)
         }
         return try BudgetEncoder(format: spec.format, maxBytes: maxBytes, qualities: min(spec.minQuality, spec.quality)...spec.quality,
                                  minEdge: spec.minEdge, settings: spec.encoder).encode(image)

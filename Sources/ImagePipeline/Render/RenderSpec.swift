@@ -113,7 +113,7 @@ public struct RenderSpec: Sendable, Hashable, Codable {
     /// The most output pixels a perceptual search scores for a source of this upright size: the
     /// output's bound, or none without a target or past `scoreLimit`.
     public func scoredPixelBound(uprightWidth: Int, uprightHeight: Int) -> Int {
-        guard targetScore != nil, format != .png else { return 0 }
+        guard targetScore != nil, format.hasQuality else { return 0 }
         let bound = outputPixelBound(uprightWidth: uprightWidth, uprightHeight: uprightHeight)
         return bound <= scoreLimit?.maxPixels ?? .max ? bound : 0
     }

@@ -82,7 +82,7 @@ struct ImageRequestHandler: Sendable {
         // 5. Format and output, settled before any work, so bad sizes are 400.
         let (format, negotiated): (OutputFormat, Bool)
         do {
-            (format, negotiated) = try planner.format(for: parsed.options, accept: request.headers[.accept], sourceHasAlpha: { () throws(ImagePipelineError) in try source.hasAlpha() })
+            (format, negotiated) = try planner.format(for: parsed.options, accept: request.headers[.accept], source: { () throws(ImagePipelineError) in try source.traits() })
         } catch {
             throw ServiceFailure(error)
         }
@@ -145,7 +145,7 @@ struct ImageRequestHandler: Sendable {
     /// configured); its output is never stored under a real ETag.
     private func answer(_ parsed: ImageRequestPath, to request: Request, with fallback: FallbackImage,
                         instead failure: ServiceFailure) async throws(ServiceFailure) -> (Response, String) {
-        let (format, negotiated) = planner.format(for: parsed.options, accept: request.headers[.accept], sourceHasAlpha: fallback.hasAlpha)
+        let (format, negotiated) = planner.format(for: parsed.options, accept: request.headers[.accept], source: { fallback.traits })
         var spec: RenderSpec
         do { spec = try planner.spec(for: parsed.options, format: format) } catch { throw ServiceFailure(error) }
         if let mark = try await watermarkSource(for: parsed.options) { spec.watermark = try await watermark(parsed.options, from: mark) }

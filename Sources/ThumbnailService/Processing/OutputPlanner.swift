@@ -15,15 +15,31 @@ public struct OutputPlanner: Sendable {
         outputSettings = ServiceSetting.outputIdentity(of: configuration)
     }
 
-    /// The format of the response: the URL's, else JPEG XL (with `autoJXL`), AVIF (with `autoAVIF`)
-    /// or WebP when the client accepts it, else PNG for a source with transparency and no byte
-    /// budget, else JPEG.
-    public func format(for options: ProcessingOptions, accept: String?, sourceHasAlpha: Bool) -> (format: OutputFormat, negotiated: Bool) {
+    /// The format of the response: the URL's; else JPEG XL (with `autoJXL`), AVIF (with `autoAVIF`)
+    /// or WebP when the client accepts it; else imgproxy's preferred-formats rule
+    /// (`preferredFormat(for:source:)`), the only choice that asks for `source` (which may read its header).
+    public func format<Failure: Error>(for options: ProcessingOptions, accept: String?,
+                                       source: () throws(Failure) -> SourceTraits) throws(Failure) -> (format: OutputFormat, negotiated: Bool) {
         if let format = options.format { return (format, false) }
         if limits.autoJXL, Self.accepts(accept, "image/jxl") { return (.jxl, true) }
         if limits.autoAVIF, Self.accepts(accept, "image/avif") { return (.avif, true) }
         if Self.accepts(accept, "image/webp") { return (.webp, true) }
-        return (sourceHasAlpha && !options.hasByteBudget ? .png : .jpeg, true)
+        return (preferredFormat(for: options, source: try source()), true)
+    }
+
+    /// imgproxy's rule for an output neither the URL nor `Accept` chose (`IMGPROXY_PREFERRED_FORMATS`):
+    /// the source's own format when it is preferred and fits, else the first preferred format that
+    /// fits, else the first preferred. A format fits when it keeps what the output has: transparency,
+    /// and an animation (a source of several frames where more than one is kept). A byte budget
+    /// (`mb`, `aq:size`) takes a format with a quality to lower, JPEG if none is preferred: the budget
+    /// is never exceeded here, where imgproxy's PNG and GIF ignore it.
+    func preferredFormat(for options: ProcessingOptions, source: SourceTraits) -> OutputFormat {
+        let budget = options.hasByteBudget
+        let animated = source.animated && !budget && min(limits.maxAnimationFrames, options.limits.animationFrames ?? .max) > 1
+        let candidates = limits.preferredFormats.filter { !budget || $0.hasQuality }
+        func fits(_ format: OutputFormat) -> Bool { (!source.hasAlpha || format.keepsAlpha) && (!animated || format.animates) }
+        if let own = source.format, candidates.contains(own), fits(own) { return own }
+        return candidates.first(where: fits) ?? candidates.first ?? .jpeg
     }
 
     /// The most pixels a source may have for this request: the service's limit, or the URL's `msr`
@@ -51,15 +67,6 @@ public struct OutputPlanner: Sendable {
     public func etag(source: String, fingerprint: String, options: ProcessingOptions, format: OutputFormat) -> String {
         let identity = [source, fingerprint, options.canonical(format: format, defaultQuality: defaultQuality(for: format))] + outputSettings
         return "\"" + Fingerprint.hex(identity.joined(separator: "\n")) + "\""
-    }
-
-    /// The format for a source: as `format(for:accept:sourceHasAlpha:)`, asking whether the source has
-    /// transparency (which may read its header) only when that decides.
-    public func format(for options: ProcessingOptions, accept: String?,
-                       sourceHasAlpha: () throws(ImagePipelineError) -> Bool) throws(ImagePipelineError) -> (format: OutputFormat, negotiated: Bool) {
-        let direct = format(for: options, accept: accept, sourceHasAlpha: false)
-        guard direct.negotiated, direct.format == .jpeg, !options.hasByteBudget else { return direct }
-        return format(for: options, accept: accept, sourceHasAlpha: try sourceHasAlpha())
     }
 
     /// What the renderer makes for these options in `format`, within this planner's limits.

@@ -21,7 +21,7 @@ public struct RenderLimits: Sendable {
     /// A render still running this long after a worker took it up is stopped and answered 503
     /// (`--render-timeout`, imgproxy's `IMGPROXY_TIMEOUT`); nil for none.
     public var renderTimeout: Duration? = .seconds(10)
-    /// Frames of an animated GIF or WebP kept in a WebP output (`--max-animation-frames`, imgproxy's
+    /// Frames of an animated GIF or WebP kept in a WebP or GIF output (`--max-animation-frames`, imgproxy's
     /// `IMGPROXY_MAX_ANIMATION_FRAMES`, whose default of 1 makes every output a still).
     public var maxAnimationFrames = 1
     /// An animated source whose frames have more pixels is refused (`--max-animation-frame-resolution`); nil: no limit but `maxPixels`.
@@ -43,6 +43,11 @@ public struct RenderLimits: Sendable {
     /// JPEG XL for clients whose `Accept` lists it (`--auto-jxl`, imgproxy's `IMGPROXY_AUTO_JXL`;
     /// Safari 17 and iOS 17 send it), before AVIF and WebP.
     public var autoJXL = false
+    /// The formats an output neither the URL nor `Accept` chose is written in, in order
+    /// (`--preferred-formats`, imgproxy's `IMGPROXY_PREFERRED_FORMATS` and its default): the
+    /// source's own when listed, else the first that keeps its transparency and animation
+    /// (`OutputPlanner.preferredFormat`).
+    public var preferredFormats: [OutputFormat] = [.jpeg, .png, .gif]
     /// Progressive JPEGs (`--baseline-jpeg` off) and the AVIF and JPEG XL efforts.
     public var encoder = EncoderSettings()
 

@@ -11,6 +11,8 @@ public enum ProcessingError: Error, Equatable, Sendable, CustomStringConvertible
     /// longer combinations would multiply the outputs a keyless client can make of one source.
     case presetCount(Int)
     case invalidArgument(option: String, value: String, expected: String)
+    /// A format imgproxy writes and this service does not (BMP, ICO, TIFF, HEIC).
+    case formatNotWritten(UnwrittenFormat)
     case unknownPreset(String)
     case expired
     /// The source part is missing, or not valid base64url, percent-encoding or UTF-8.
@@ -21,6 +23,7 @@ public enum ProcessingError: Error, Equatable, Sendable, CustomStringConvertible
         case .unknownOption: "unknown-option"
         case .optionNotAllowed, .securityOptionNotAllowed, .presetCount: "option-not-allowed"
         case .invalidArgument: "invalid-argument"
+        case .formatNotWritten: "format-not-written"
         case .unknownPreset: "unknown-preset"
         case .expired: "expired"
         case .invalidSource: "invalid-source"
@@ -38,6 +41,8 @@ public enum ProcessingError: Error, Equatable, Sendable, CustomStringConvertible
         case .securityOptionNotAllowed(let name):
             "\"\(String(name.prefix(64)))\" changes a security limit, which this service does not allow in URLs (--allow-security-options)"
         case .invalidArgument(let option, let value, let expected): "\(option): \"\(value)\" is not valid; expected \(expected)"
+        case .formatNotWritten(let format):
+            "\(format.rawValue) is read but not written here: \(format.reason); ask for \(format.instead.fileExtension) instead"
         case .unknownPreset(let name): "unknown preset \"\(String(name.prefix(64)))\""
         case .expired: "the URL has expired"
         case .invalidSource(let reason): "the source is not valid: \(reason)"

@@ -69,7 +69,8 @@ public struct ProcessingOptions: Sendable, Equatable {
     /// `allowed_error`; `max_bytes` still caps). Overrides `quality`.
     public var autoquality: Autoquality?
 
-    /// Whether the output has a byte budget (`mb` or `aq:size`), which rules out PNG.
+    /// Whether the output has a byte budget (`mb` or `aq:size`), which rules out PNG and GIF where the
+    /// service chooses the format: they have no quality to lower.
     public var hasByteBudget: Bool { steps.maxBytes != nil || autoquality?.maxBytes != nil }
 
     public struct Autoquality: Sendable, Equatable {
@@ -200,6 +201,7 @@ public struct ProcessingOptions: Sendable, Equatable {
     }
 
     static func format(_ name: String) throws(ProcessingError) -> OutputFormat {
+        if let unwritten = UnwrittenFormat(rawValue: name.lowercased()) { throw .formatNotWritten(unwritten) }
         guard let format = OutputFormat(name: name) else {
             let names = OutputFormat.allCases.map(\.fileExtension)
             throw .invalidArgument(option: "format", value: name, expected: names.dropLast().joined(separator: ", ") + " or " + names[names.count - 1])

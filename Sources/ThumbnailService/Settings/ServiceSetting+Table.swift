@@ -86,7 +86,7 @@ extension ServiceSetting {
                help: "Refuse sources with more pixels than this, read from the header before decoding."),
         number("max-animation-frames", \.limits.maxAnimationFrames, 1...10_000, "takes 1 (stills only) to 10000",
                imgproxy: imgproxy("IMGPROXY_MAX_ANIMATION_FRAMES"), output: .inETag,
-               help: "Frames of an animated GIF or WebP kept in a WebP output; 1 makes every output a still."),
+               help: "Frames of an animated GIF or WebP kept in a WebP or GIF output; 1 makes every output a still."),
         optionalNumber("max-animation-frame-resolution", \.limits.maxAnimationFramePixels, { _ in 1...Int.max }, { _ in "must be positive" }, valueName: "pixels",
                        imgproxy: imgproxy("IMGPROXY_MAX_ANIMATION_FRAME_RESOLUTION", convert: { $0 == "0" ? nil : megapixels($0) }),
                        help: "Refuse animated sources whose frames have more pixels than this.")
@@ -133,6 +133,14 @@ extension ServiceSetting {
                help: "libjxl's effort for JPEG XL, 3 (fastest) to 9."),
         toggle("auto-jxl", \.limits.autoJXL, imgproxy: imgproxy("IMGPROXY_AUTO_JXL"),
                help: "Answer JPEG XL to clients whose Accept lists image/jxl (Safari 17, iOS 17), before AVIF and WebP, when the URL names no format."),
+        parsed("preferred-formats", \.limits.preferredFormats, form: .value("list"), expected: "formats written here, comma-separated (\(OutputFormat.allCases.map(\.rawValue).joined(separator: ", "))), e.g. jpeg,png,gif",
+               imgproxy: imgproxy("IMGPROXY_PREFERRED_FORMATS"), output: .inETag,
+               parse: { text in
+                   let formats = commaSeparated(text).map(OutputFormat.init(name:))
+                   return formats.isEmpty || formats.contains(nil) ? nil : formats.compactMap { $0 }
+               },
+               write: { $0.map(\.rawValue).joined(separator: ",") },
+               help: "Formats of outputs neither the URL nor Accept chose, in order: the source's own if listed, else the first that keeps its transparency and animation."),
         parsed("preset", \.presets, form: .list("name=options"), expected: "NAME=OPTIONS",
                imgproxy: imgproxy("IMGPROXY_PRESETS") + imgproxy("IMGPROXY_PRESETS_PATH", convert: presetsFile),
                parse: presetTable, write: { $0.isEmpty ? nil : $0.map { "\($0.key)=\($0.value)" }.sorted().joined(separator: ",") }, check: presetProblem,

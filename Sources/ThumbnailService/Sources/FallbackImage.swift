@@ -10,7 +10,7 @@ struct FallbackImage: Sendable {
     /// The image as a source, rendered like any other (its fingerprint never names a real output).
     let source: InMemorySource
     var digest: String { source.fingerprint }
-    var hasAlpha: Bool { source.alpha }
+    var traits: SourceTraits { source.traits() }
     /// The status sent with it; nil keeps the failure's own.
     let status: HTTPResponse.Status?
     let maxAge: Int

@@ -7,17 +7,18 @@ struct InMemorySource: ResolvedSource {
     let data: Data
     var identity: String { "" }
     let fingerprint: String
-    let alpha: Bool
+    /// Read from its header once, when it was loaded.
+    private let known: SourceTraits
     var modified: Date? { nil }
 
     /// The bytes of a file read once, checked to be an image the pipeline reads.
     init(path: String) throws(ImagePipelineError) {
         data = try OpenFile(path: path).read()
-        alpha = try ImageHeader.read(.data(data)).hasAlpha
+        known = SourceTraits(try ImageHeader.read(.data(data)))
         fingerprint = Fingerprint.hex(data)
     }
 
-    func hasAlpha() throws(ImagePipelineError) -> Bool { alpha }
+    func traits() -> SourceTraits { known }
 
     func open() async throws(ServiceFailure) -> SourceBytes { SourceBytes(image: .data(data), held: nil) }
 }

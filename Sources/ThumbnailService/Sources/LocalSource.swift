@@ -10,8 +10,8 @@ struct LocalSource: ResolvedSource {
     var fingerprint: String { file.fingerprint }
     var modified: Date? { file.modified }
 
-    func hasAlpha() throws(ImagePipelineError) -> Bool {
-        try ImageHeader.read(.opened(file.file)).hasAlpha
+    func traits() throws(ImagePipelineError) -> SourceTraits {
+        SourceTraits(try ImageHeader.read(.opened(file.file)))
     }
 
     /// Counted as read when opened for a decode: the whole file is read from here.

@@ -18,7 +18,7 @@ struct RemoteSource: ResolvedSource {
     var fingerprint: String { record.sha256 }
     var modified: Date? { nil }
 
-    func hasAlpha() throws(ImagePipelineError) -> Bool { record.hasAlpha }
+    func traits() throws(ImagePipelineError) -> SourceTraits { record.traits }
 
     func open() async throws(ServiceFailure) -> SourceBytes {
         let bytes = try await sources.bytes(of: self)

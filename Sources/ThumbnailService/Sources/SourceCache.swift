@@ -9,7 +9,8 @@ import ImagePipeline
 final class SourceCache: Sendable {
     /// What is known about a source without its bytes: enough for an output's ETag and format.
     struct Record: Codable, Sendable, Equatable {
-        var version = 1
+        /// 2 since records keep the source's traits: a version 1 record is a miss (one download again).
+        var version = Self.currentVersion
         var url: String
         /// The origin's validators, sent back when revalidating.
         var etag: String?
@@ -19,8 +20,9 @@ final class SourceCache: Sendable {
         var bytes: Int
         /// The bytes' digest: the source's fingerprint in output ETags.
         var sha256: String
-        /// Whether the image has transparency, from its header, for negotiating PNG against JPEG.
-        var hasAlpha: Bool
+        /// Its format, transparency and animation, from its header, for choosing the output's format.
+        var traits: SourceTraits
+        static let currentVersion = 2
     }
 
     private let files: CacheFolder
@@ -42,7 +44,7 @@ final class SourceCache: Sendable {
     func record(for url: String) -> Record? {
         if let record = recent.withLock({ $0[url] }) { return record }
         guard let head = files.readPrefix(url, limit: Self.recordLimit), let newline = head.firstIndex(of: UInt8(ascii: "\n")),
-              let record = try? JSONDecoder().decode(Record.self, from: head[..<newline]), record.version == 1, record.url == url else { return nil }
+              let record = try? JSONDecoder().decode(Record.self, from: head[..<newline]), record.version == Record.currentVersion, record.url == url else { return nil }
         remember(record)
         return record
     }
@@ -89,10 +91,10 @@ final class SourceCache: Sendable {
         files.remove(url)
     }
 
-    /// A record for bytes just downloaded: digest and transparency read from them once.
+    /// A record for bytes just downloaded: digest and traits read from them once.
     static func record(url: String, bytes: Data, etag: String?, lastModified: String?, now: Date) throws(ImagePipelineError) -> Record {
         let header = try ImageHeader.read(.data(bytes))
         return Record(url: url, etag: etag, lastModified: lastModified, validated: now.timeIntervalSince1970, bytes: bytes.count,
-                      sha256: CacheFolder.digest(bytes), hasAlpha: header.hasAlpha)
+                      sha256: CacheFolder.digest(bytes), traits: SourceTraits(header))
     }
 }

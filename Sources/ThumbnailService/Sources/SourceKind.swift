@@ -21,8 +21,9 @@ protocol ResolvedSource: Sendable {
     var fingerprint: String { get }
     /// Sent as `Last-Modified`, when the source knows it.
     var modified: Date? { get }
-    /// Whether it has transparency (decides PNG over JPEG for clients that accept neither WebP nor AVIF).
-    func hasAlpha() throws(ImagePipelineError) -> Bool
+    /// Its format, transparency and animation, which decide the output's format for clients whose
+    /// `Accept` chooses none (`OutputPlanner`); may read its header.
+    func traits() throws(ImagePipelineError) -> SourceTraits
     /// The bytes to decode, and whatever must stay held while they are (a download's slot).
     func open() async throws(ServiceFailure) -> SourceBytes
 }

@@ -30,7 +30,7 @@ struct Prepare: ParsableCommand {
     var thumbs = false
     @OptionGroup var thumbnails: ThumbnailArguments
 
-    @Option(help: "Thumbnail format with --thumbs: jpeg, webp, png, avif or jxl.")
+    @Option(help: "Thumbnail format with --thumbs: jpeg, webp, png, avif, jxl or gif.")
     var thumbFormat = OutputFormat.jpeg
 
     @Option(help: "Thumbnail quality with --thumbs, 1–100.")

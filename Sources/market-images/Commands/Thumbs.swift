@@ -26,7 +26,7 @@ struct Thumbs: ParsableCommand {
     @OptionGroup var folder: FolderRunOptions
     @OptionGroup var thumbnails: ThumbnailArguments
 
-    @Option(help: "jpeg, webp, png, avif or jxl.")
+    @Option(help: "jpeg, webp, png, avif, jxl or gif.")
     var format = OutputFormat.jpeg
 
     @Option(help: "Encoder quality, 1–100.")

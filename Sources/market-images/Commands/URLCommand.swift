@@ -40,7 +40,7 @@ struct URLCommand: ParsableCommand {
     @Argument(help: "Processing options, e.g. pr:list dpr:3.")
     var options: [String] = []
 
-    @Option(help: "Output format: jpg, png, webp, avif or jxl (default: negotiated by the service).")
+    @Option(help: "Output format: jpg, png, webp, avif, jxl or gif (default: negotiated by the service).")
     var format: String?
 
     @Option(help: "The service's base URL; without it the path alone is printed.")

@@ -49,7 +49,7 @@ final class NewUserTests: FolderTestCase {
     func testHelpReportsAndCountsSayWhatHappens() throws {
         let help = { (command: String) in try self.tool([command, "--help"]).stdout.split(whereSeparator: \.isWhitespace).joined(separator: " ") }
         XCTAssertTrue(try help("publish").contains("print the exact HTTP requests (secrets redacted), publish its plan"))
-        XCTAssertTrue(try help("prepare").contains("Thumbnail format with --thumbs: jpeg, webp, png, avif or jxl"))
+        XCTAssertTrue(try help("prepare").contains("Thumbnail format with --thumbs: jpeg, webp, png, avif, jxl or gif"))
         try copy("photos/DSCN0010.jpg", to: "one.jpg")
         let prepared = try tool(["prepare", input + "/one.jpg", "--out", output, "--json"])
         XCTAssertEqual(prepared.status, 0, prepared.stderr)
