@@ -30,7 +30,7 @@ struct URLCommand: ParsableCommand {
           market-images url - pr:list dpr:3 < image-urls.txt
           market-images url local:///sku-123/IMG_0001.jpg pr:list --root photos/
           market-images url --info https://image-host.example/1/0.jpg
-          market-images url --config /etc/market-images/serve.env local:///sku-123/IMG_0001.jpg pr:tile
+          market-images url --config serve.env local:///sku-123/IMG_1.jpg pr:tile
         """
     )
 
