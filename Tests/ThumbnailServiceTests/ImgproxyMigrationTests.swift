@@ -33,7 +33,9 @@ final class ImgproxyMigrationTests: FolderTestCase {
     }
 
     func testAnImgproxyEnvironmentFileAndItsURLsWorkUnchanged() async throws {
-        let file = try environmentFile([
+        let presets = root + "/presets.txt"
+        try "# imgproxy's presets file: one a line\nblurry=bl:2\n".write(toFile: presets, atomically: true, encoding: .utf8)
+        let file = try environmentFile(["IMGPROXY_PRESETS_PATH=\(presets)",
             "IMGPROXY_KEY=\(Self.key)", "IMGPROXY_SALT=\(Self.salt)", "IMGPROXY_LOCAL_FILESYSTEM_ROOT=\(input)",
             "IMGPROXY_PRESETS=default=rs:fit:300:300/q:85,thumb=rs:fill:100:100", "IMGPROXY_PATH_PREFIX=/img",
             "IMGPROXY_ALLOWED_SOURCES=local:///sku-1/,https://*.example.com/", "IMGPROXY_PROMETHEUS_NAMESPACE=imgproxy",
@@ -71,6 +73,17 @@ final class ImgproxyMigrationTests: FolderTestCase {
         XCTAssertTrue(String(decoding: outside.body, as: UTF8.self).contains("source-not-allowed"))
         let broken = try await service.get("/img" + signer.signedPath(options: ["pr:thumb"], source: "local:///sku-1/broken.jpg"), headers: jpeg)
         XCTAssertEqual(broken.status, 422)
+        let missing = try await service.get("/img" + signer.signedPath(options: ["pr:thumb"], source: "local:///sku-1/gone.jpg"), headers: jpeg)
+        XCTAssertEqual(missing.status, 404)
+        // IMGPROXY_PRESETS and IMGPROXY_PRESETS_PATH together, as imgproxy reads them.
+        let blurry = try await service.get("/img" + signer.signedPath(options: ["pr:thumb", "pr:blurry"], source: "local:///sku-1/small.jpg"), headers: jpeg)
+        XCTAssertEqual(blurry.status, 200, String(decoding: blurry.body, as: UTF8.self))
+        // A signature one segment off the prefix is refused, and not logged whole either.
+        let signature = "Ek4gpzzRKHNs3sBzz_hQQWrZDd20Y24RjdB8OZ2286k"
+        for misplaced in ["//img/", "/img/../", "/imgX/", "/"] {
+            let answer = try await service.get(misplaced + signature + "/g:ce/rs:fill:100:100:0/bG9jYWw6Ly8vc2t1LTEvc21hbGwuanBn", headers: jpeg)
+            XCTAssertNotEqual(answer.status, 200, misplaced)
+        }
 
         // The log: a typo named with the setting meant, an unhonoured setting with why; the signature elided.
         let log = service.logText
@@ -78,15 +91,16 @@ final class ImgproxyMigrationTests: FolderTestCase {
         XCTAssertTrue(log.contains("warning: IMGPROXY_SENTRY_DSN is imgproxy's and is ignored: the service logs one line per request"), log)
         XCTAssertFalse(log.contains("IMGPROXY_USE_S3"), "switched off: what serve does anyway")
         XCTAssertTrue(log.contains("GET /img/…/g:ce/rs:fill:100:100:0/"), log)
-        XCTAssertFalse(log.contains("Ek4gpzzRKHNs3sBzz_hQQWrZDd20Y24RjdB8OZ2286k"), log)
+        XCTAssertFalse(log.contains(signature), log)
 
         // A dashboard made for imgproxy finds its series, under its namespace.
         let metrics = try await service.metrics()
-        for series in ["imgproxy_requests_total 8", "imgproxy_status_codes_total{status=\"200\"} 5", "imgproxy_status_codes_total{status=\"404\"} 2",
-                       "imgproxy_errors_total{type=\"processing\"} 1", "imgproxy_request_duration_seconds_count 8",
+        for series in ["imgproxy_requests_total 14", "imgproxy_status_codes_total{status=\"200\"} 6", "imgproxy_status_codes_total{status=\"404\"} 7",
+                       "imgproxy_errors_total{type=\"processing\"} 1", "imgproxy_errors_total{type=\"downloading\"} 1", "imgproxy_errors_total{type=\"timeout\"} 0",
+                       "imgproxy_request_duration_seconds_count 14",
                        "imgproxy_request_span_duration_seconds_count{span=\"processing\"}", "imgproxy_request_span_duration_seconds_count{span=\"queue\"}",
                        "imgproxy_workers ", "imgproxy_requests_in_progress ", "imgproxy_images_in_progress ", "imgproxy_workers_utilization ",
-                       "imgproxy_vips_memory_bytes ", "imgproxy_vips_max_memory_bytes ", "imgproxy_vips_allocs ", "market_images_requests_total{status=\"200\"} 5"] {
+                       "imgproxy_vips_memory_bytes ", "imgproxy_vips_max_memory_bytes ", "imgproxy_vips_allocs ", "market_images_requests_total{status=\"200\"} 6"] {
             XCTAssertTrue(metrics.contains("\n" + series), "\(series) in\n\(metrics)")
         }
     }
@@ -130,6 +144,14 @@ final class ImgproxyMigrationTests: FolderTestCase {
         XCTAssertEqual(refusal(["IMGPROXY_ALLOWED_SOURCES": "local://,https://*.example.com/"]), "started")
         XCTAssertTrue(refusal(["IMGPROXY_PATH_PREFIX": "img/"]).contains("takes a path like /img"))
         XCTAssertTrue(refusal(["IMGPROXY_PROMETHEUS_NAMESPACE": "market_images"]).contains("not market_images"))
+        XCTAssertTrue(refusal(["MARKET_IMAGES_BIND": "localhost:8080", "MARKET_IMAGES_METRICS_BIND": "127.0.0.1:8080"]).contains("is the service's own port"))
+        // imgproxy's `:PORT`, every interface, under either name.
+        let everyInterface = try ServiceSettings(arguments: ["--bind", ":8080", "--metrics-bind", "127.0.0.1:9090"],
+                                                 environment: base.merging(["MARKET_IMAGES_KEY": "", "MARKET_IMAGES_SALT": ""]) { $1 })
+        XCTAssertEqual(everyInterface.configuration.bind, ServiceAddress(host: "0.0.0.0", port: 8080))
+        // A prefix ending inside a name allows its neighbours too: said at start.
+        let partial = try ServiceSettings(arguments: ["--bind", "127.0.0.1:0"], environment: base.merging(["IMGPROXY_ALLOWED_SOURCES": "local:///sku,https://cdn.example.com/img/"]) { $1 })
+        XCTAssertEqual(partial.warnings.filter { $0.contains("allows every name that begins so") }.count, 1, "\(partial.warnings)")
     }
 
     /// A port another process holds (a second instance left at the first's ports) is named with its
@@ -150,7 +172,8 @@ final class ImgproxyMigrationTests: FolderTestCase {
     /// never the trick imgproxy's text match lets through.
     func testWildcardsMatchWithinOneLabelOrSegment() throws {
         func allowed(_ url: String, by prefix: String) throws -> Bool {
-            try XCTUnwrap(SourceURL(url)).isUnder(try XCTUnwrap(SourceURL(prefix: prefix)))
+            let prefix = try XCTUnwrap(SourceURL(prefix: prefix))
+            return SourceURL(url).map { $0.isUnder(prefix) } ?? false
         }
         let cases: [(String, String, Bool)] = [
             ("https://cdn.example.com/a.jpg", "https://*.example.com/", true),
@@ -164,6 +187,8 @@ final class ImgproxyMigrationTests: FolderTestCase {
             ("https://cdn.example.com/shop-1/img/a.jpg", "https://cdn.example.com/*/img/", true),
             ("https://cdn.example.com/shop-1/x/img/a.jpg", "https://cdn.example.com/*/img/", false),
             ("https://cdn.example.com/shop-1/img-2/a.jpg", "https://cdn.example.com/shop-*/img", true),
+            ("https://.example.com/a.jpg", "https://*.example.com/", false),
+            ("HTTPS://CDN.example.com/a.jpg", "https://*.example.com/", true),
         ]
         for (url, prefix, expected) in cases {
             XCTAssertEqual(try allowed(url, by: prefix), expected, "\(url) under \(prefix)")

@@ -27,16 +27,20 @@ public struct AccessLog<Context: RequestContext>: RouterMiddleware {
     }
 
     /// `/…/pr:list/…`, `/info/…/pr:list/…`: logs never carry a full signature. The first segment
-    /// that is not empty is the one elided (`//SIGNATURE/…` is refused, but still logged), after
-    /// `info/` for an info URL, and a lone segment other than the service's own route may be one too.
-    /// Under a path prefix, what follows the prefix.
+    /// that is not empty or a dot segment is the one elided (`//SIGNATURE/…` and `/../SIGNATURE/…`
+    /// are refused, but still logged), after `info/` for an info URL; a lone segment other than the
+    /// service's own route may be one too. Under a path prefix, what follows the prefix; a path not
+    /// under it is only `/…`, since a signature may be anywhere in it (`//img/SIG/…`, `/SIG/…`).
     static func elidingSignature(_ path: String, under prefix: String = "") -> String {
-        if !prefix.isEmpty, path.hasPrefix(prefix + "/") { return prefix + elidingSignature(String(path.dropFirst(prefix.count))) }
+        if !prefix.isEmpty {
+            if path.hasPrefix(prefix + "/") { return prefix + elidingSignature(String(path.dropFirst(prefix.count))) }
+            return path == "/health" ? path : "/…"
+        }
         if path == "/health" { return path }
-        let info = path.hasPrefix("/info/") ? "/info" : ""
-        let slashes = path.dropFirst(info.count).prefix { $0 == "/" }
-        let rest = path.dropFirst(info.count + slashes.count)
-        guard !rest.isEmpty else { return path }
-        return info + slashes + "…" + (rest.firstIndex(of: "/").map { rest[$0...] } ?? "")
+        var segments = path.split(separator: "/", omittingEmptySubsequences: false)
+        let start = segments.count > 2 && segments[1] == "info" ? 2 : 1
+        guard let index = segments.indices.dropFirst(start).first(where: { !["", ".", ".."].contains(segments[$0]) }) else { return path }
+        segments[index] = "…"
+        return segments.joined(separator: "/")
     }
 }

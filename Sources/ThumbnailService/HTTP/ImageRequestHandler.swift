@@ -54,13 +54,9 @@ struct ImageRequestHandler: Sendable {
         // 3. Options and source name, parsed and bounded (presets only, if so configured).
         var parsed: ImageRequestPath
         do {
-            parsed = try rules.parse(String(trimmed[slash...]))
+            parsed = try rules.parse(String(trimmed[slash...]), info: info)
         } catch {
             throw ServiceFailure(error)
-        }
-        // Presets only: an image URL names a few, an info URL (whose answer is the source's) at most one.
-        if rules.onlyPresets, !(info ? 0...1 : 1...ImageRequestPath.presetListLimit).contains(parsed.presetsNamed) {
-            throw ServiceFailure(ProcessingError.presetCount(parsed.presetsNamed))
         }
         parsed.options = planner.applyingDefaults(to: parsed.options)
         if info { return try await describe(parsed, to: request) }

@@ -10,10 +10,11 @@ public struct ServiceAddress: Sendable, Equatable, CustomStringConvertible {
         self.port = port
     }
 
-    /// `HOST:PORT` (an IPv6 host in brackets), or nil.
+    /// `HOST:PORT` (an IPv6 host in brackets), or `:PORT` for every interface (imgproxy's form), or nil.
     public init?(_ text: String) {
         guard let colon = text.lastIndex(of: ":"), let port = Int(text[text.index(after: colon)...]), (0...65_535).contains(port) else { return nil }
-        self.init(host: String(text[..<colon]).trimmingCharacters(in: CharacterSet(charactersIn: "[]")), port: port)
+        let host = String(text[..<colon]).trimmingCharacters(in: CharacterSet(charactersIn: "[]"))
+        self.init(host: host.isEmpty ? "0.0.0.0" : host, port: port)
     }
 
     /// `HOST:PORT`, as `init?(_:)` reads it.
@@ -21,11 +22,13 @@ public struct ServiceAddress: Sendable, Equatable, CustomStringConvertible {
 
     public var isLoopback: Bool { ["127.0.0.1", "localhost", "::1"].contains(host) || host.hasPrefix("127.") }
 
-    /// Whether both cannot listen at once: one port (not 0, any free one) on the same host or on
-    /// every interface.
+    /// Whether both cannot listen at once: one port (not 0, any free one) on the same host (by any
+    /// name of loopback's), or on every interface.
     func overlaps(_ other: ServiceAddress) -> Bool {
-        let everyInterface: Set<String> = ["0.0.0.0", "::", "[::]", "*"]
-        return port != 0 && port == other.port && (host == other.host || everyInterface.contains(host) || everyInterface.contains(other.host))
+        let everyInterface: Set<String> = ["0.0.0.0", "::", "*"]
+        func canonical(_ host: String) -> String { host == "localhost" ? "127.0.0.1" : host }
+        return port != 0 && port == other.port
+            && (canonical(host) == canonical(other.host) || everyInterface.contains(host) || everyInterface.contains(other.host))
     }
 
     /// `http://host:port` with the port the listener actually got.

@@ -71,16 +71,21 @@ public struct ServiceFailure: Error, Sendable {
     }
 
     /// imgproxy's type of the failure for its `errors_total`: the render stopped at its deadline
-    /// (`timeout`), the origin failing (`downloading`), the image failing to decode, render or encode
-    /// (`processing`); nil for a refused request, which imgproxy does not count either.
+    /// (`timeout`); the source missing, failing at its origin or refused by its size or type, as
+    /// imgproxy's download and its checks fail (`downloading`); the image failing to decode, render or
+    /// encode (`processing`); nil for a refused request, which imgproxy does not count either.
     var imgproxyErrorType: String? {
         switch error {
         case "timed-out": "timeout"
-        case "origin-error", "origin-timeout": "downloading"
-        case "damaged", "unsupported-format", "cannot-fit-budget", "processing-failed", "encode-failed", "output-failed", "out-of-memory": "processing"
+        case "origin-error", "origin-timeout", "source-not-found", "unreadable", "empty", "source-too-large", "too-many-pixels", "unsupported-format",
+             "blocked-format": "downloading"
+        case "damaged", "too-costly", "cannot-fit-budget", "processing-failed", "encode-failed", "output-failed", "out-of-memory": "processing"
         default: nil
         }
     }
+
+    /// imgproxy's types of `errors_total`, each counted from 0 so a dashboard has the series at once.
+    static let imgproxyErrorTypes = ["timeout", "downloading", "processing"]
 
     public var response: Response {
         var headers = HTTPFields()

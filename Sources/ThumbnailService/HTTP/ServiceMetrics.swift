@@ -55,6 +55,7 @@ struct ServiceMetrics: Sendable {
         processing = registry.makeDurationHistogram(descriptor: Self.name("processing", unit: "seconds", "Time a worker spent on an image, decode to encode (or to an info answer)."),
                                                     buckets: Self.durationBuckets)
         bytesOut = registry.makeCounter(descriptor: Self.name("bytes_out", unit: "total", "Image bytes sent."))
+        for type in ServiceFailure.imgproxyErrorTypes { _ = errors(type) }
     }
 
     /// Requests being answered now.
@@ -87,8 +88,10 @@ struct ServiceMetrics: Sendable {
     }
 
     /// A failed request by imgproxy's error type: `timeout`, `downloading` or `processing`.
-    func error(_ type: String) {
-        registry.makeCounter(descriptor: imgproxy("errors", unit: "total", "Requests failed, by type: timeout, downloading or processing."), labels: [("type", type)]).increment()
+    func error(_ type: String) { errors(type).increment() }
+
+    private func errors(_ type: String) -> Counter {
+        registry.makeCounter(descriptor: imgproxy("errors", unit: "total", "Requests failed, by type: timeout, downloading or processing."), labels: [("type", type)])
     }
 
     func cache(_ outcome: String) {

@@ -8,11 +8,6 @@ public struct ImageRequestPath: Sendable, Equatable {
     public var options: ProcessingOptions
     /// The source as the URL names it: `local:///sku-1/IMG_1.jpg`, `https://…`.
     public var source: String
-    /// How many presets the URL names itself (not `default`, nor those inside presets), for the
-    /// handler's rule under `onlyPresets`: at most `presetListLimit` an image URL, so the outputs a
-    /// keyless client can make of one source stay few and known.
-    public var presetsNamed = 0
-
     /// The presets an image URL may name under `onlyPresets` (`thumb:blurry:watermarked` is three).
     public static let presetListLimit = 3
 
@@ -25,14 +20,17 @@ public struct ImageRequestPath: Sendable, Equatable {
     /// unrestricted), and takes imgproxy's presets-only grammar too: a first segment of bare preset
     /// names, `:`-joined (`/thumb:blurry/plain/…`). A preset named `default` applies to every URL
     /// first, as in imgproxy.
+    /// Under `onlyPresets`, an image URL names 1 to `presetListLimit` presets, an `info` URL (whose
+    /// answer is the source's) at most one.
     public static func parse(_ path: String, presets: [String: String] = ProcessingOptions.standardPresets, onlyPresets: Bool = false,
-                             dprs: Set<Double> = ProcessingOptions.presetDPRs, allowSecurityOptions: Bool = false,
+                             dprs: Set<Double> = ProcessingOptions.presetDPRs, allowSecurityOptions: Bool = false, info: Bool = false,
                              now: Date = Date()) throws(ProcessingError) -> ImageRequestPath {
         guard path.utf8.count <= lengthLimit else { throw .invalidSource("the path is over \(lengthLimit) bytes") }
         var segments = path.split(separator: "/", omittingEmptySubsequences: false).map(String.init)
         if segments.first == "" { segments.removeFirst() }
         var options = ProcessingOptions()
         if presets["default"] != nil { try options.apply("pr:default", presets: presets) }
+        // Presets the URL names itself (not `default`, nor those inside presets).
         var (index, presetsNamed) = (0, 0)
         func decoded(_ index: Int) -> String {
             segments[index].replacingOccurrences(of: "%3A", with: ":").replacingOccurrences(of: "%3a", with: ":")
@@ -62,8 +60,9 @@ public struct ImageRequestPath: Sendable, Equatable {
             (source, fileExtension) = try base64Source(sourceSegments.joined())
         }
         if let fileExtension { options.format = try ProcessingOptions.format(fileExtension) }
+        if onlyPresets, !(info ? 0...1 : 1...presetListLimit).contains(presetsNamed) { throw .presetCount(presetsNamed) }
         if let expires = options.expires, expires.timeIntervalSince1970 > 0, expires < now { throw .expired }
-        return ImageRequestPath(options: options, source: source, presetsNamed: presetsNamed)
+        return ImageRequestPath(options: options, source: source)
     }
 
     private static func plainSource(_ text: String) throws(ProcessingError) -> (String, String?) {

@@ -19,7 +19,7 @@ struct URLRules: Sendable {
         return rest?.first == "/" ? rest : nil
     }
 
-    func parse(_ path: String) throws(ProcessingError) -> ImageRequestPath {
-        try ImageRequestPath.parse(path, presets: presets, onlyPresets: onlyPresets, dprs: presetDPRs, allowSecurityOptions: allowSecurityOptions)
+    func parse(_ path: String, info: Bool) throws(ProcessingError) -> ImageRequestPath {
+        try ImageRequestPath.parse(path, presets: presets, onlyPresets: onlyPresets, dprs: presetDPRs, allowSecurityOptions: allowSecurityOptions, info: info)
     }
 }

@@ -21,6 +21,7 @@ struct SourceURL: Equatable, Sendable {
               parts.user == nil, parts.password == nil, var host = parts.host?.lowercased(), !host.isEmpty,
               !host.contains("%"), !host.contains("/") else { return nil }
         if host.hasSuffix(".") { host.removeLast() }
+        guard !host.split(separator: ".", omittingEmptySubsequences: false).contains("") else { return nil }
         let path = parts.percentEncodedPath
         guard path.isEmpty || path.hasPrefix("/") else { return nil }
         var segments: [String] = []

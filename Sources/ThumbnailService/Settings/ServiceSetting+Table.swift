@@ -1,5 +1,6 @@
 import Foundation
 import ImagePipeline
+import MarketUploader
 
 extension ServiceSetting {
     /// Every setting of the service, in the order `serve --help` lists them. imgproxy's names are
@@ -46,7 +47,7 @@ extension ServiceSetting {
                output: .inETag, parse: { Double($0) }, write: { String(format: "%g", $0) },
                check: { (0...1).contains($0.watermarkOpacity) ? nil : "takes 0 to 1" },
                help: "Every watermark's opacity is multiplied by this, 0 to 1."),
-        parsed("bind", \.bind, form: .value("host:port"), expected: "HOST:PORT, e.g. 127.0.0.1:8080", imgproxy: imgproxy("IMGPROXY_BIND", convert: everyInterface),
+        parsed("bind", \.bind, form: .value("host:port"), expected: "HOST:PORT, e.g. 127.0.0.1:8080", imgproxy: imgproxy("IMGPROXY_BIND"),
                parse: ServiceAddress.init, write: \.description,
                help: "Address and port to listen on; port 0: any free port, printed at start."),
         resolverOnly("key", form: .secret, imgproxy: imgproxy("IMGPROXY_KEY"),
@@ -159,7 +160,7 @@ extension ServiceSetting {
                        help: "Connections held open at most; at the cap, the one idle longest is closed for a new one.")
             .defaulting(to: "4096, or half the open-file limit if lower"),
         parsed("metrics-bind", \.metricsBind, form: .value("host:port"), expected: "HOST:PORT, e.g. 127.0.0.1:9464, or off",
-               imgproxy: imgproxy("IMGPROXY_PROMETHEUS_BIND", convert: everyInterface),
+               imgproxy: imgproxy("IMGPROXY_PROMETHEUS_BIND"),
                parse: { $0 == "off" ? .some(nil) : ServiceAddress($0).map { .some($0) } }, write: { $0?.description ?? "off" },
                help: "Address and port of GET /metrics (Prometheus), apart from the public port; off for none."),
         text("metrics-namespace", \.metricsNamespace, valueName: "prefix", imgproxy: imgproxy("IMGPROXY_PROMETHEUS_NAMESPACE"),
@@ -192,9 +193,6 @@ extension ServiceSetting {
 extension ServiceSetting {
     /// imgproxy's 0 for "no limit" or "the failure's own": our default.
     static func zeroIsDefault(_ text: String) -> String? { text == "0" ? nil : text }
-
-    /// `:8080` (imgproxy's form for every interface) → `0.0.0.0:8080`.
-    static func everyInterface(_ text: String) -> String? { text.hasPrefix(":") ? "0.0.0.0" + text : text }
 
     /// Megapixels, as imgproxy counts a source's resolution, → pixels.
     static func megapixels(_ text: String) -> String? {
@@ -259,6 +257,14 @@ extension ServiceSetting {
     static func pathPrefixProblem(_ path: String) -> String? {
         path.wholeMatch(of: /(\/[A-Za-z0-9._~-]+)+/) == nil || path.split(separator: "/").contains { $0 == "." || $0 == ".." }
             ? "takes a path like /img: segments of letters, digits and . _ ~ -, no / at the end" : nil
+    }
+
+    /// The warning for a prefix that ends inside a name (`local:///sku`): it allows every name that
+    /// begins so (`local:///sku-private/…`), as imgproxy's prefixes do, which is rarely what was meant.
+    static func partialPrefixWarning(_ prefix: String) -> String? {
+        guard !prefix.hasSuffix("/"), !prefix.hasSuffix("?"), prefix != LocalSourceRoot.scheme else { return nil }
+        return "--allow-source \(ServerText.printable(prefix)) allows every name that begins so (\(ServerText.printable(prefix))-private/…, too); "
+            + "end it with / to allow only that folder"
     }
 
     /// Each prefix must be an http(s) URL prefix, or `local://` one with a root to serve, and not on a

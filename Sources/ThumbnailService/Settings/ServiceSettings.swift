@@ -41,7 +41,7 @@ public struct ServiceSettings: Sendable {
             }.joined(separator: "\n"))
         }
         self.configuration = configuration
-        warnings = sources.unknownNameWarnings() + sources.ignoredLines
+        warnings = sources.unknownNameWarnings() + sources.ignoredLines + configuration.allowedSources.compactMap(ServiceSetting.partialPrefixWarning)
             + (configuration.keys.isEmpty && !configuration.onlyPresets ? ["no key: any signature is accepted (--insecure-unsigned); loopback only"] : [])
     }
 
@@ -51,7 +51,7 @@ public struct ServiceSettings: Sendable {
     public static func forURLs(arguments: [String], environment: [String: String] = ProcessInfo.processInfo.environment) throws(Invalid) -> ServiceConfiguration {
         let sources = try SettingSources(flags: try flags(arguments), environment: environment)
         var configuration = ServiceConfiguration()
-        for name in ["preset", "path-prefix", "signature-size", "only-presets"] {
+        for name in ["preset", "path-prefix", "signature-size", "only-presets", "preset-dprs"] {
             let setting = ServiceSetting.named(name)!
             guard let (text, origin) = sources.text(of: setting) else { continue }
             do { try setting.apply(&configuration, text) } catch { throw Invalid("\(origin) is \(ServiceSetting.shown(text)), not \(error.expected)") }

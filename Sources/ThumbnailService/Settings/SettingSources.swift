@@ -33,13 +33,14 @@ struct SettingSources {
         if setting.form != .secret, let values = flags[setting.name] {
             return (values.joined(separator: ","), "--" + setting.name)
         }
-        for variable in [setting.variable] + setting.imgproxy.map(\.variable) {
-            guard let (text, origin) = lookUp(variable) else { continue }
-            guard let imgproxy = setting.imgproxy.first(where: { $0.variable == variable }) else { return (text, origin) }
-            // imgproxy's name, in imgproxy's units; nil: our default.
-            return imgproxy.convert(text).map { ($0, origin) }
-        }
-        return nil
+        if let own = lookUp(setting.variable) { return own }
+        // imgproxy's names, in imgproxy's units (nil: our default); a list takes every one given, as
+        // imgproxy reads `IMGPROXY_PRESETS` and `IMGPROXY_PRESETS_PATH` together.
+        let given = setting.imgproxy.compactMap { name in lookUp(name.variable).map { (name.convert($0.text), $0.origin) } }
+        guard let first = given.first else { return nil }
+        guard case .list = setting.form, given.count > 1 else { return first.0.map { ($0, first.1) } }
+        let texts = given.compactMap(\.0)
+        return texts.isEmpty ? nil : (texts.joined(separator: ","), given.map(\.1).joined(separator: " and "))
     }
 
     /// Lines of the `--config` file that set nothing, each with why: a warning at start.

@@ -32,7 +32,8 @@ struct RemoteSources: SourceKind {
     }
 
     func claims(_ name: String) -> Bool {
-        name.hasPrefix("http://") || name.hasPrefix("https://")
+        let scheme = name.prefix(8).lowercased()
+        return scheme.hasPrefix("http://") || scheme.hasPrefix("https://")
     }
 
     /// What is known about the source before any work: from a fresh record, from the origin's 304, or

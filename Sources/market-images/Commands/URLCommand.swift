@@ -78,7 +78,8 @@ struct URLCommand: ParsableCommand {
     /// Security options pass: whether a service takes them is its own setting (`--allow-security-options`).
     private func check(_ source: String, _ service: ServiceConfiguration) throws(ProcessingError) {
         _ = try ImageRequestPath.parse(ThumbnailURLSigner.path(options: options, source: source, format: format, encoding: encoding),
-                                       presets: service.presetTable, allowSecurityOptions: true)
+                                       presets: service.presetTable, onlyPresets: service.onlyPresets, dprs: Set(service.presetDPRs),
+                                       allowSecurityOptions: true, info: info)
     }
 
     /// The service's settings that shape its URLs, read as `serve` reads them.

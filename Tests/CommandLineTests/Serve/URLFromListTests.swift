@@ -57,6 +57,11 @@ final class URLFromListTests: CommandLineTestCase {
         XCTAssertEqual(unknown.status, 2)
         XCTAssertTrue(unknown.stderr.contains("unknown preset \"card2\""), unknown.stderr)
         XCTAssertEqual(unknown.stdout, "")
+        // A service of presets only: a URL it would refuse is refused here too.
+        try "IMGPROXY_ONLY_PRESETS=true\n".write(toFile: file, atomically: true, encoding: .utf8)
+        let refused = try CommandLineTool.run(["url", "--config", file, "local:///sku/a.jpg", "w:100"])
+        XCTAssertEqual([refused.status], [2], refused.stdout)
+        XCTAssertTrue(refused.stderr.contains("presets only"), refused.stderr)
     }
 
     /// Lines that cannot be sources are each named with their line and the reason, the rest printed,
