@@ -40,7 +40,7 @@ originals = {os.path.basename(f["file"]).rsplit(".", 1)[0]: f for f in json.load
 degraded = {os.path.basename(f["file"]): f for f in json.load(open(f"{work}/degraded.json")) if f.get("look")}
 def flags(finding):
     text = " ".join(finding.get("warnings") or [])
-    return {k for k, word in [("blur", "blurry"), ("dark", "too dark"), ("blown", "blown out")] if word in text}
+    return {k for k, words in [("blur", ("blurry", "no sharp detail")), ("dark", ("too dark",)), ("blown", ("blown out",))] if any(w in text for w in words)}
 def bits(a, b): return bin(int(a["look"]["hash"], 16) ^ int(b["look"]["hash"], 16)).count("1")
 print("%-44s %6s %5s %4s %4s %6s  %-11s %-8s %-8s %-8s %-8s %s" % ("photo", "blur", "edge", "p99", "p50", "clip%", "original", "blur2", "blur3", "-2EV", "+2EV", "copy bits"))
 counts = {"false": 0, "originals": 0}

@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """Writes a degraded copy of a photo, as a seller's bad shot would be, for measuring the photo-look
-warnings (tests and Benchmarks/photo-looks.sh). Pillow only. The copy is upright, at most 1024 px on
-its long edge (about a detail page's size), JPEG quality 95 unless said:
+warnings (tests, Benchmarks/photo-looks.sh and blur-catch.sh). Pillow only. The copy is upright, at
+most 1024 px on its long edge (about a detail page's size; `--edge N` before IN for N, `--edge own`
+for the photo's own size), JPEG quality 95 unless said:
 
   degrade-photo.py IN OUT sharp         the photo itself, at that size
   degrade-photo.py IN OUT blur SIGMA    a Gaussian blur of SIGMA px
@@ -11,7 +12,12 @@ its long edge (about a detail page's size), JPEG quality 95 unless said:
 import sys
 from PIL import Image, ImageFilter, ImageOps
 
-source, target, kind, *args = sys.argv[1:]
+arguments = sys.argv[1:]
+edge = 1024
+if arguments[:1] == ["--edge"]:
+    edge = None if arguments[1] == "own" else int(arguments[1])
+    arguments = arguments[2:]
+source, target, kind, *args = arguments
 image = ImageOps.exif_transpose(Image.open(source))
 if image.mode in ("RGBA", "LA", "P"):
     image = image.convert("RGBA")
@@ -19,7 +25,7 @@ if image.mode in ("RGBA", "LA", "P"):
     white.alpha_composite(image)
     image = white
 image = image.convert("RGB")
-scale = 1024 / max(image.size)
+scale = edge / max(image.size) if edge else 1
 if scale < 1:
     image = image.resize((round(image.width * scale), round(image.height * scale)), Image.LANCZOS)
 quality = 95

@@ -62,11 +62,10 @@ final class PreviewCatalogue: @unchecked Sendable {
     }
 
     private func loadAll(_ folders: [String], ledger: Result<PublishLedger, any Error>?) -> [Product] {
-        var looksSoFar: [(folder: String, looks: [(name: String, look: PhotoLook)])] = []
+        var seen = PhotoDuplicates()
         return folders.map { folder in
             var (product, check) = load(folder, ledger: ledger)
-            product.warnings += check.lookalikes(among: looksSoFar)
-            looksSoFar.append((product.name, check.looks))
+            product.warnings += check.lookalikes(after: &seen, as: product.name)
             return product
         }
     }

@@ -42,9 +42,10 @@ public struct ProductCheck: Sendable {
     /// Everything that blocks the folder.
     public var problems: [String] { fieldProblems + photoFailures + shapeProblems + lookProblems + photoProblems }
 
-    /// Each uploaded photo's name and look, for telling near-duplicates across products.
-    public var looks: [(name: String, look: PhotoLook)] {
-        (prepared?.outputs ?? []).compactMap { output in output.look.map { ((output.source as NSString).lastPathComponent, $0) } }
+    /// Each prepared photo as compared for near-duplicates across products.
+    public var photos: [PhotoDuplicates.Photo] {
+        guard let prepared else { return [] }
+        return prepared.outputs.map { PhotoDuplicates.Photo($0, in: prepared.report.outputFolder) }
     }
 
     /// Reads and prepares `folder` (into `photos`' cache) for `dialect`'s server and its image
@@ -92,7 +93,7 @@ public struct ProductCheck: Sendable {
         }
         guard photoFailures.isEmpty, !prepared.outputs.isEmpty else { return }
         do {
-            images = try unique(zip(prepared.uploads(), prepared.outputs).map { $0 })
+            images = unique(zip(try prepared.uploads(), prepared.outputs).map { $0 }, duplicates: prepared.report.duplicates)
             photoProblems += rules.violations(images)
         } catch {
             photoProblems.append(describe(error))
@@ -100,33 +101,20 @@ public struct ProductCheck: Sendable {
     }
 
     /// The uploads without repeats: the same photo under two names is uploaded once, and a photo
-    /// that looks like another (a near-duplicate) is named; both said as warnings.
-    private mutating func unique(_ photos: [(UploadImage, Manifest.Output)]) -> [UploadImage] {
-        var kept: [(image: UploadImage, name: String, look: PhotoLook?)] = []
-        for (image, output) in photos {
-            let name = (output.source as NSString).lastPathComponent
-            if let same = kept.first(where: { $0.image.data == image.data }) {
-                warnings.append("\(name) is the same photo as \(same.name); uploaded once")
-                continue
-            }
-            if let look = output.look, let alike = kept.first(where: { $0.look?.resembles(look) ?? false }) {
-                warnings.append("\(name) looks like \(alike.name) (a near-duplicate); is a different view meant?")
-            }
-            kept.append((image, name, output.look))
-        }
-        return kept.map(\.image)
+    /// that looks like another (a near-duplicate) is named; both said as warnings. Which repeats
+    /// which is the prepare run's (`FolderReport.duplicates`).
+    private mutating func unique(_ photos: [(UploadImage, Manifest.Output)], duplicates: [PhotoDuplicate]) -> [UploadImage] {
+        warnings += duplicates.map { $0.sentence(naming: Self.name($0.source)) + ($0.kind == .copy ? "; uploaded once" : "") }
+        let copies = Set(duplicates.filter { $0.kind == .copy }.map(\.source))
+        return photos.filter { !copies.contains($0.1.source) }.map(\.0)
     }
 
-    /// Warnings for this folder's photos that look like photos of other folders:
-    /// `IMG_2.jpg looks like mug/IMG_1.jpg`.
-    public func lookalikes(among others: [(folder: String, looks: [(name: String, look: PhotoLook)])]) -> [String] {
-        looks.compactMap { mine in
-            for other in others {
-                if let alike = other.looks.first(where: { $0.look.resembles(mine.look) }) {
-                    return "\(mine.name) looks like \(other.folder)/\(alike.name) (a near-duplicate of another product's photo)"
-                }
-            }
-            return nil
-        }
+    /// Warnings for this folder's photos that look like photos of the folders `seen` before
+    /// (`IMG_2.jpg looks like mug/IMG_1.jpg`); this folder is then among them, as `name`.
+    public func lookalikes(after seen: inout PhotoDuplicates, as name: String) -> [String] {
+        seen.across(product: name, photos).map { $0.sentence(naming: Self.name($0.source)) }
     }
+
+    /// A photo as the folder's warnings name it: its file name.
+    private static func name(_ source: String) -> String { (source as NSString).lastPathComponent }
 }

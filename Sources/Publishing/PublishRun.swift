@@ -28,8 +28,8 @@ public struct PublishRun: Sendable {
     /// How an error is worded in a step: the caller's words (the command line names its flags).
     public var describe: @Sendable (any Error) -> String = { "\($0)" }
     private(set) var ledger: PublishLedger
-    /// The photos' looks of the folders planned so far, for naming near-duplicates across products.
-    private var looksSoFar: [(folder: String, looks: [(name: String, look: PhotoLook)])] = []
+    /// The photos of the folders planned so far, for naming near-duplicates across products.
+    private var seen = PhotoDuplicates()
 
     public init(productsFolder: String, server: URL, client: OpenMarketClient, credentials: Credentials, photos: PhotoCache) throws {
         self.productsFolder = productsFolder
@@ -66,8 +66,7 @@ public struct PublishRun: Sendable {
         let name = (folder as NSString).lastPathComponent
         let key = PublishLedger.key(server: server, folder: folder)
         let check = await check(folder)
-        let lookalikes = check.lookalikes(among: looksSoFar)
-        looksSoFar.append((name, check.looks))
+        let lookalikes = check.lookalikes(after: &seen, as: name)
         guard check.problems.isEmpty, let draft = check.draft else {
             let allow = (check.shapeProblems.isEmpty ? "" : " (--allow-small lists it anyway)")
                 + (check.lookProblems.isEmpty ? "" : " (without --strict, how a photo looks is a warning)")

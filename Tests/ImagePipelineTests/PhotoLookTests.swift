@@ -14,15 +14,52 @@ final class PhotoLookTests: FolderTestCase {
         return (try XCTUnwrap(encoded.look), encoded.warnings)
     }
 
-    /// Nothing is said about the fixtures but the one false alarm the README names: a pastel
-    /// graphic, whose light tints read as highlights clipped into a tint.
+    /// Nothing is said about the fixtures but what the README names: a pastel graphic, whose light
+    /// tints read as highlights clipped into a tint, and the vignette with nothing in it
+    /// (`flowers.jpeg`, and the GIF made of it), which has no sharp detail.
     func testGoodPhotosHaveNoLookProblems() throws {
         var flagged: [String] = []
         for path in Fixture.photos {
             let (look, _) = try look(path)
             if !look.problems.isEmpty { flagged.append(path.replacingOccurrences(of: Fixture.root.path + "/", with: "")) }
         }
-        XCTAssertEqual(flagged, ["alpha/5_webp_a.webp"])
+        XCTAssertEqual(flagged, ["photos/flowers.jpeg", "alpha/5_webp_a.webp", "generated/animated.gif"])
+    }
+
+    /// Blurs as Benchmarks/blur-catch.sh measured them on the fixtures under 1024 px (so the blur
+    /// is at the size `prepare` makes and measures): from the sigma each is caught at, said as
+    /// blurry, or as no sharp detail where its edges grow too weak to be measured.
+    func testHeavyBlursAreCaught() throws {
+        let (blurry, noDetail) = ("looks blurry", "has no sharp detail")
+        let cases: [(String, [(ClosedRange<Int>, String)])] = [
+            ("alpha/16-bit-grey-alpha.png", [(2...8, noDetail)]),
+            ("alpha/5_webp_a.webp", [(2...4, blurry), (6...8, noDetail)]),
+            ("alpha/Flag_of_the_Netherlands-alpha.png", [(1...7, blurry), (8...8, noDetail)]),
+            ("color/tifftag-photoshop.tiff", [(2...6, blurry), (8...8, noDetail)]),
+        ]
+        for (fixture, sigmas) in cases {
+            for (range, expected) in sigmas {
+                for sigma in range {
+                    let path = root + "/blurred.jpg"
+                    try DegradedPhoto.make(from: fixture, to: path, .blur(sigma: Double(sigma)))
+                    let (look, _) = try look(path)
+                    // Sharpness is said first; the pastel graphic is also blown out.
+                    XCTAssertEqual(look.problems.first.map { String($0.prefix(expected.count)) }, expected, "\(fixture) blurred by \(sigma): \(look)")
+                }
+            }
+        }
+    }
+
+    /// A blank grey frame has no sharp detail; a plain product on white does, though so few of its
+    /// pixels are edges that they are too few to judge their width by (the 99.5th percentile).
+    func testABlankFrameHasNoSharpDetailAndAPlainStudioShotDoes() throws {
+        let frame = root + "/grey.png", studio = root + "/studio.png"
+        try GeneratedImage.grey(width: 1200, height: 900, to: frame)
+        try GeneratedImage.studioShot(width: 1600, height: 1200, to: studio)
+        XCTAssertEqual(try look(frame).0.problems.map { String($0.prefix(19)) }, ["has no sharp detail", "looks too dark (its"])
+        let (plain, _) = try look(studio)
+        XCTAssertLessThan(plain.edgeStrength, PhotoLook.Thresholds.minEdgeStrength, "its edges are few: \(plain)")
+        XCTAssertEqual(plain.problems, [], "\(plain)")
     }
 
     /// Blur of 2 px, −2 EV and +2 EV at 1024 px on the photos with edges to judge, each named with its

@@ -60,4 +60,30 @@ final class ProductFolderPrepareTests: FolderTestCase {
         XCTAssertFalse(report.succeeded)
         XCTAssertFalse(FileManager.default.fileExists(atPath: output), "no output folder for nothing made")
     }
+
+    /// A photo and its copy, a smaller re-encoded copy in the same product and one in the next: every
+    /// photo is prepared, and the run names each repeat with the photo it repeats, as `publish` and
+    /// `preview` do, in `--json` too; a rerun with everything up to date names them again.
+    func testDuplicatePhotosAreNamedAndEveryOneIsPrepared() throws {
+        try copy("photos/DSCN0010.jpg", to: "a-mug/IMG_1.jpg")
+        try copy("photos/DSCN0010.jpg", to: "a-mug/IMG_2.jpg")
+        try copy("photos/jolla.jpg", to: "a-mug/IMG_3.jpg")
+        try DegradedPhoto.make(from: "photos/DSCN0010.jpg", to: input + "/a-mug/IMG_4.jpg", .copy(scale: 0.4, quality: 60))
+        try copy("photos/2569067123_aca715a2ee_o.jpg", to: "b-cup/IMG_1.jpg")
+        try DegradedPhoto.make(from: "photos/jolla.jpg", to: input + "/b-cup/IMG_2.jpg", .copy(scale: 0.4, quality: 60))
+        let expected = ["a-mug/IMG_2.jpg is the same photo as IMG_1.jpg",
+                        "a-mug/IMG_4.jpg looks like IMG_1.jpg (a near-duplicate); is a different view meant?",
+                        "b-cup/IMG_2.jpg looks like a-mug/IMG_3.jpg (a near-duplicate of another product's photo)"]
+        let inInput = { (source: String) in source.split(separator: "/").suffix(2).joined(separator: "/") }
+
+        let report = try process()
+        XCTAssertEqual(report.written.count, 6, "every photo is prepared: \(report.failed)")
+        XCTAssertEqual(report.duplicates.map { $0.sentence(naming: inInput($0.source)) }, expected)
+        let json = try XCTUnwrap(JSONSerialization.jsonObject(with: JSONEncoder().encode(report)) as? [String: Any])
+        XCTAssertEqual((json["duplicates"] as? [[String: Any]])?.compactMap { $0["kind"] as? String }, ["copy", "near-duplicate", "near-duplicate"])
+
+        let rerun = try process()
+        XCTAssertEqual(rerun.upToDate.count, 6)
+        XCTAssertEqual(rerun.duplicates, report.duplicates)
+    }
 }

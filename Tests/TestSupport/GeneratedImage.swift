@@ -1,8 +1,9 @@
 import Foundation
 
 /// PNGs made for a test (Python's standard library writes them): seeded RGB noise, the photo no
-/// encoder can squeeze, so a byte budget has to shrink it; and four flat quadrants, whose colours
-/// say by pixels where each corner of the image went (turned, mirrored, cut).
+/// encoder can squeeze, so a byte budget has to shrink it; four flat quadrants, whose colours say by
+/// pixels where each corner of the image went (turned, mirrored, cut); and frames for the photo
+/// looks (a blank grey one, a plain studio shot).
 public enum GeneratedImage {
     public static func noise(width: Int, height: Int, seed: Int = 1, to path: String) throws {
         try write("random.Random(seed).randbytes(width * height * 3)", width: width, height: height, seed: seed, to: path)
@@ -35,6 +36,20 @@ public enum GeneratedImage {
         let inside = "\(inner.x) <= x < \(inner.x + inner.width) and \(inner.y) <= y < \(inner.y + inner.height)"
         let rows = "b''.join((bytes([255,0,0,255]) if \(inside) else noise.randbytes(3) + bytes([0])) for y in range(height) for x in range(width))"
         try write(rows, width: width, height: height, seed: 1, alpha: true, to: path)
+    }
+
+    /// One grey level everywhere: a frame with nothing in it to be sharp.
+    public static func grey(width: Int, height: Int, to path: String) throws {
+        try write("bytes([128, 128, 128]) * (width * height)", width: width, height: height, seed: 0, to: path)
+    }
+
+    /// A product shot on a plain white background with little texture: a grey oval filling about
+    /// half the frame's height, shaded gently from left to right, its outline sharp. So few of its
+    /// pixels are edges that the 99.5th percentile of the gradient is the flat background's.
+    public static func studioShot(width: Int, height: Int, to path: String) throws {
+        let rows = "b''.join((bytes([140 + 40 * x // width] * 3) if ((x - width / 2) / (width / 5)) ** 2 + ((y - height / 2) / (height / 4)) ** 2 < 1 "
+            + "else bytes([250, 250, 250])) for y in range(height) for x in range(width))"
+        try write(rows, width: width, height: height, seed: 0, to: path)
     }
 
     /// A PNG of `rowsExpression`'s pixels, RGB or with `alpha` RGBA; the expression may draw on

@@ -26,6 +26,10 @@ typedef struct {
     /// The 99.5th percentile of the luminance gradient, in levels per pixel: below a few, the photo
     /// has no edges to judge sharpness by.
     double edge_strength;
+    /// The 99.95th percentile of the luminance gradient, in levels per pixel: the strongest edges
+    /// even where they are few, as a product's outline on a plain background. Below a few, the photo
+    /// has no sharp detail at all (a heavy blur, a blank frame).
+    double detail_strength;
     /// Luminance (0–255) that 1%, 50% and 99% of pixels are at or below.
     int shadows, median, highlights;
     /// Share of pixels with a channel at 251 or more and another at 235 or less: highlights clipped

@@ -89,6 +89,7 @@ public struct FolderProcessor: Sendable {
             if stop.current == nil { throw error }
         }
         records.fill(&report, photos: photos)
+        report.duplicates = PhotoDuplicates.of(scan.products, prepared: report.written + report.upToDate, in: folder)
         // Every photo failed and nothing was there before: no output folder holding only records.
         if created, stop.current == nil, report.written.isEmpty, report.upToDate.isEmpty, report.thumbnailsWritten.isEmpty {
             try? FileManager.default.removeItem(atPath: folder)

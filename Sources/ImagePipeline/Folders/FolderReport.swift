@@ -20,6 +20,9 @@ public struct FolderReport: Sendable, Codable {
     /// Without `prune`: files of photos or settings no longer current, left in place.
     public var orphans: [String] = []
     public var warnings: [String] = []
+    /// Photos that repeat an earlier one of their product (a copy or a near-duplicate) or look like
+    /// an earlier product's: each prepared all the same, and named so a seller can choose.
+    public var duplicates: [PhotoDuplicate] = []
     /// Files that look like photos but are not read (each also a warning).
     public var skipped: [String] = []
     public var elapsedSeconds = 0.0
@@ -35,6 +38,6 @@ public struct FolderReport: Sendable, Codable {
 
     enum CodingKeys: String, CodingKey {
         case outputFolder, thumbnailFolder, written, upToDate, thumbnailsWritten, thumbnailsUpToDate, failed, wouldProcess, pruned, orphans
-        case warnings, skipped, elapsedSeconds, peakMemoryBytes, stopped, notProcessed
+        case warnings, duplicates, skipped, elapsedSeconds, peakMemoryBytes, stopped, notProcessed
     }
 }

@@ -12,6 +12,10 @@ public struct PhotoLook: Sendable, Codable, Equatable {
     /// How strong its strongest edges are (levels per pixel); too weak to judge sharpness below
     /// `Thresholds.minEdgeStrength`.
     public var edgeStrength: Double
+    /// How strong its strongest few edges are (levels per pixel, the top 0.05% of the gradient): a
+    /// product's outline counts even on a plain background with little texture, where
+    /// `edgeStrength` is low. Under `Thresholds.detailStrength` nothing in the photo is sharp.
+    public var detailStrength: Double
     /// Luminance (0–255) of the darkest 1%, the median and the brightest 1%.
     public var shadows: Int
     public var median: Int
@@ -30,8 +34,11 @@ public struct PhotoLook: Sendable, Codable, Equatable {
     public enum Thresholds {
         /// Blurrier than a Gaussian of this sigma (pixels at `workingEdge`) is blurry.
         public static let blurWidth = 0.75
-        /// Edges weaker than this say nothing about sharpness (a plain gradient, a blank wall).
+        /// Edges weaker than this say nothing about how wide edges are (a plain gradient, a blank wall).
         public static let minEdgeStrength = 3.0
+        /// Strongest edges weaker than this are no sharp detail at all: a heavy blur, a blank frame.
+        /// The width of edges says nothing there, so this is what catches the worst blurs.
+        public static let detailStrength = 5.0
         /// A brightest 1% darker than this is a dark photo.
         public static let highlights = 160
         /// More highlights clipped into a tint than this share is blown out.
@@ -54,6 +61,7 @@ public struct PhotoLook: Sendable, Codable, Equatable {
         }
         blurWidth = (look.blur_width * 100).rounded() / 100
         edgeStrength = (look.edge_strength * 100).rounded() / 100
+        detailStrength = (look.detail_strength * 100).rounded() / 100
         (shadows, median, highlights) = (Int(look.shadows), Int(look.median), Int(look.highlights))
         clippedHighlights = (look.tinted_clipping * 1000).rounded() / 1000
         hash = String(format: "%016llx", look.hash)
@@ -62,7 +70,10 @@ public struct PhotoLook: Sendable, Codable, Equatable {
     /// What a seller should hear about, each a sentence.
     public var problems: [String] {
         var problems: [String] = []
-        if edgeStrength >= Thresholds.minEdgeStrength, blurWidth >= Thresholds.blurWidth {
+        if detailStrength < Thresholds.detailStrength {
+            problems.append("has no sharp detail (its strongest edges reach \(String(format: "%.1f", detailStrength)) levels a pixel at \(Self.workingEdge) px; "
+                + "a sharp photo's reach \(String(format: "%g", Thresholds.detailStrength))): reshoot it in focus, the product filling the frame")
+        } else if edgeStrength >= Thresholds.minEdgeStrength, blurWidth >= Thresholds.blurWidth {
             problems.append("looks blurry (its sharpest edges are \(String(format: "%.1f", blurWidth)) px wide at \(Self.workingEdge) px; "
                 + "a sharp photo's are under \(Thresholds.blurWidth)): reshoot it steady and in focus")
         }

@@ -105,7 +105,9 @@ struct Inspect: ParsableCommand {
             lines.append("  result:      \(output.format.rawValue.uppercased()) \(output.width)×\(output.height)\(quality), \(output.bytes) bytes, \(output.encodes) encode\(output.encodes == 1 ? "" : "s")")
         }
         if let look = finding.look {
-            let sharpness = look.edgeStrength < PhotoLook.Thresholds.minEdgeStrength ? "no edges to judge sharpness by"
+            let sharpness = look.detailStrength < PhotoLook.Thresholds.detailStrength
+                ? String(format: "no sharp detail (strongest edges %.1f levels a pixel)", look.detailStrength)
+                : look.edgeStrength < PhotoLook.Thresholds.minEdgeStrength ? "edges too few to judge their width"
                 : String(format: "edges %.2f px wide", look.blurWidth)
             lines.append("  looks:       \(sharpness); brightest 1% at \(look.highlights), median \(look.median), darkest 1% at \(look.shadows); "
                 + String(format: "%.1f%% highlights clipped", look.clippedHighlights * 100))

@@ -78,6 +78,7 @@ struct FolderRunOptions: ParsableArguments {
             stderr.error("\(Terminal.display(failure.source)): \(failure.error)")
         }
         for warning in report.warnings { stderr.warning(Terminal.display(warning)) }
+        for duplicate in report.duplicates { stderr.warning(Terminal.display(duplicate.sentence(naming: duplicate.source))) }
         if !report.orphans.isEmpty {
             stderr.warning("\(count(report.orphans.count, "file")) of photos or settings no longer used remain in "
                 + "\(Terminal.display(report.outputFolder)); --prune removes them")
