@@ -71,8 +71,9 @@ final class ImageWorkPoolTests: XCTestCase {
         XCTAssertEqual(answer, 1, "an idle pool with no queue runs a job")
         let release = DispatchSemaphore(value: 0)
         let running = DispatchSemaphore(value: 0)
+        // The worker the first job left is free as soon as its caller hears back: no 503 in between.
         let first = Task { try await pool.run { running.signal(); release.wait(); return 2 } }
-        running.wait()
+        XCTAssertEqual(running.wait(timeout: .now() + 30), .success, "the worker the first job left takes the next at once")
         do {
             _ = try await pool.run { 3 }
             XCTFail("no job may wait")
@@ -82,6 +83,10 @@ final class ImageWorkPoolTests: XCTestCase {
         release.signal()
         let second = try await first.value
         XCTAssertEqual(second, 2)
+        for round in 0..<200 {
+            let answer = try await pool.run { round }
+            XCTAssertEqual(answer, round, "a job asked for right after one finishes")
+        }
     }
 
     /// A client that goes away while its job waits costs no processing.

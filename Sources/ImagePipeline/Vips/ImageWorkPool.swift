@@ -44,15 +44,15 @@ public final class ImageWorkPool: Sendable {
         let result: Result<T, ImagePipelineError> = await withTaskCancellationHandler {
             await withCheckedContinuation { continuation in
                 let accepted = state.enqueue(id: id, watch: watch) { cancelled in
-                    guard !cancelled else { return continuation.resume(returning: .failure(.cancelled)) }
-                    let result = watch.run { Result { () throws(ImagePipelineError) in try work() } }
-                    continuation.resume(returning: result.mapError { error in
+                    guard !cancelled else { return { continuation.resume(returning: .failure(.cancelled)) } }
+                    let result = watch.run { Result { () throws(ImagePipelineError) in try work() } }.mapError { error -> ImagePipelineError in
                         switch watch.stop {
                         case .deadline?: .timedOut(limit: timeout ?? .zero)
                         case .cancelled?: .cancelled
                         case nil: error
                         }
-                    })
+                    }
+                    return { continuation.resume(returning: result) }
                 }
                 if !accepted { return continuation.resume(returning: .failure(.overloaded(queueLimit: queueLimit))) }
                 // A cancellation that came before the job was queued found nothing to drop.
@@ -88,7 +88,7 @@ public final class ImageWorkPool: Sendable {
             group.enter()
             _ = state.enqueue(id: state.nextID(), bounded: false) { _ in
                 body(index)
-                group.leave()
+                return group.leave
             }
         }
         group.wait()
@@ -98,8 +98,10 @@ public final class ImageWorkPool: Sendable {
         private struct Job {
             let id: UInt64
             var watch: RenderWatch?
-            /// Called once: with `true` when the job was cancelled before it started.
-            let body: (Bool) -> Void
+            /// Called once: with `true` when the job was cancelled before it started. Returns what
+            /// tells its caller, called once the worker counts as free again, so a caller that asks
+            /// at once for more finds the worker it just left.
+            let body: (Bool) -> () -> Void
         }
 
         private let condition = NSCondition()
@@ -126,7 +128,7 @@ public final class ImageWorkPool: Sendable {
             }
         }
 
-        func enqueue(id: UInt64, bounded: Bool = true, watch: RenderWatch? = nil, _ body: @escaping (Bool) -> Void) -> Bool {
+        func enqueue(id: UInt64, bounded: Bool = true, watch: RenderWatch? = nil, _ body: @escaping (Bool) -> () -> Void) -> Bool {
             condition.withLock {
                 // What an idle worker is about to take does not wait: with a queue of 0, a free worker still takes a job.
                 guard !bounded || jobs.count - head - max(0, workers - running.count) < queueLimit else { return false }
@@ -141,16 +143,17 @@ public final class ImageWorkPool: Sendable {
                 guard let index = jobs[head...].firstIndex(where: { $0?.id == id }) else { return nil }
                 return jobs.remove(at: index)
             }
-            job?.body(true)
+            job?.body(true)()
         }
 
         func workLoop() {
             while let job = take() {
-                job.body(false)
+                let tell = job.body(false)
                 condition.withLock {
                     running[job.id] = nil
                     condition.broadcast()
                 }
+                tell()
             }
         }
 
@@ -164,7 +167,7 @@ public final class ImageWorkPool: Sendable {
                 return (jobs[head...].compactMap { $0 }, running.values.compactMap { $0 })
             }
             watches.forEach { $0.cancel() }
-            queued.forEach { $0.body(true) }
+            queued.forEach { $0.body(true)() }
         }
 
         func waitUntilIdle(before deadline: Date) {
