@@ -7,12 +7,7 @@
 # one is caught too, and the false alarms on the originals.
 # Usage: Benchmarks/blur-catch.sh [CORPUS_FOLDER] [BINARY]
 set -euo pipefail
-here=$(cd "$(dirname "$0")/.." && pwd)
-corpus=${1:-$here/../shared/corpus}
-binary=${2:-$here/.build/release/market-images}
-[ -x "$binary" ] || (cd "$here" && swift build -c release --product market-images >/dev/null)
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
+source "$(dirname "$0")/looks-setup.sh"
 # One of each picture: the orientation set is one scene (Landscape_1 stands for it), the samples are copies.
 photos=("$corpus"/photos/* "$corpus"/color/* "$corpus"/orientation/Landscape_1.jpg "$corpus"/alpha/*)
 for file in "${photos[@]}"; do

@@ -6,12 +6,7 @@
 # false-alarm and catch rates; the near-duplicate hash distances of copies and of distinct photos.
 # Usage: Benchmarks/photo-looks.sh [CORPUS_FOLDER] [BINARY]
 set -euo pipefail
-here=$(cd "$(dirname "$0")/.." && pwd)
-corpus=${1:-$here/../shared/corpus}
-binary=${2:-$here/.build/release/market-images}
-[ -x "$binary" ] || (cd "$here" && swift build -c release --product market-images >/dev/null)
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
+source "$(dirname "$0")/looks-setup.sh"
 photos=()
 for file in "$corpus"/photos/* "$corpus"/color/* "$corpus"/orientation/*.jpg "$corpus"/alpha/* "$here"/Samples/*/*.*; do
     case "$file" in *.json|*.md) continue ;; esac
