@@ -12,6 +12,9 @@ public struct PreviewConfiguration: Sendable {
     /// That server's dialect (whether photos can change): as given, or else known from its host name
     /// (`Dialect.inferred(from:)`); nil: unknown.
     public var dialect: Dialect?
+    /// Reads `server` (no credentials: reads need none), so the pages compare each folder with what
+    /// the server holds, as `publish` plans; nil compares with the publish record only.
+    public var client: OpenMarketClient?
     /// How errors are worded on the pages: a host with flags of its own says what to do in them.
     public var describe: @Sendable (any Error) -> String = { "\($0)" }
 

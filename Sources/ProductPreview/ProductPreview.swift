@@ -58,9 +58,10 @@ public struct ProductPreview: Sendable {
     /// The product folders with photos, in name order.
     public var productFolders: [String] { catalogue.folders }
 
-    /// Prepares every product as the first page load would, and says how many photos failed.
+    /// Prepares every product as the first page load would, and says how many photos failed. The
+    /// server is not read: the pages read it when they are shown.
     public func prepareAll() -> (products: Int, failedPhotos: Int) {
-        let products = catalogue.products().products
+        let products = catalogue.products(readingServer: false).products
         return (products.count, products.reduce(0) { $0 + ($1.prepared?.report.failed.count ?? 0) })
     }
 

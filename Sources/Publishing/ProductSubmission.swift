@@ -8,8 +8,12 @@ import MarketUploader
 /// cannot change a product's images (G2/G3), new photos are refused before any is prepared, so a
 /// request that cannot be sent costs no preparing and leaves no cache behind.
 ///
-/// Errors: `PublishingError` for the fields and the photos, `ImagePipelineError` for a cache that
-/// cannot be used, `OpenMarketError` for the server's rules.
+/// What is sent is kept in the publish record `publish` reads, so the commands never disagree on what
+/// is listed: a product folder registered in the record of the folder that holds it (its products
+/// folder), an edit in the record given.
+///
+/// Errors: `PublishingError` for the fields, the photos and the record, `ImagePipelineError` for a
+/// cache that cannot be used, `OpenMarketError` for the server's rules.
 public struct ProductSubmission: Sendable {
     private enum Change: Sendable {
         case register(ProductDraft)
@@ -17,6 +21,10 @@ public struct ProductSubmission: Sendable {
     }
 
     private let change: Change
+    /// The products folder whose publish record the request goes in; nil for none.
+    private let productsFolder: String?
+    /// The product folder registered, by name in that record.
+    private let folder: String?
     private let client: OpenMarketClient
     private let credentials: Credentials
     /// The prepared photos as upload parts, in order.
@@ -31,32 +39,59 @@ public struct ProductSubmission: Sendable {
     }
 
     /// A register of the product `inputs` hold: one product folder, whose `product.json` gives the
-    /// fields under `overrides`, or photo files, with every field from `overrides`.
+    /// fields under `overrides`, or photo files, with every field from `overrides`. A folder already
+    /// in its products folder's record is refused: it is listed, or may be.
     public static func register(_ inputs: [String], overrides: ProductChange, photos: PhotoCache, client: OpenMarketClient,
                                 credentials: Credentials) throws -> ProductSubmission {
         var isFolder: ObjCBool = false
         let folder = inputs.count == 1 && FileManager.default.fileExists(atPath: inputs[0], isDirectory: &isFolder) && isFolder.boolValue ? inputs[0] : nil
+        let productsFolder = folder.map { URL(fileURLWithPath: $0).standardizedFileURL.deletingLastPathComponent().path }
+        let name = folder.map { URL(fileURLWithPath: $0).standardizedFileURL.lastPathComponent }
+        if let productsFolder, let name,
+           let entry = try PublishLedger.load(from: productsFolder).entries[PublishLedger.key(server: client.requests.baseURL, folder: name)] {
+            throw PublishingError.alreadyRecorded(folder: name, productID: entry.state == .registered ? entry.productID : nil,
+                                                  record: productsFolder + "/" + PublishLedger.fileName)
+        }
         let draft = try ProductFile.draft(folder: folder, overrides: overrides)
         let images = try photos.prepare(inputs).uploads()
-        return ProductSubmission(change: .register(draft), client: client, credentials: credentials, images: images,
-                                 request: try client.requests.register(draft, images: images, credentials: credentials))
+        return ProductSubmission(change: .register(draft), productsFolder: productsFolder, folder: name, client: client, credentials: credentials,
+                                 images: images, request: try client.requests.register(draft, images: images, credentials: credentials))
     }
 
     /// An edit of listing `id`: `change`, and the photos `newPhotos` hold as its images where the
-    /// server takes them (G1: the set is replaced).
+    /// server takes them (G1: the set is replaced). With `productsFolder`, its publish record keeps
+    /// what the listing holds after the edit.
     public static func edit(id: Int, _ change: ProductChange, newPhotos: [String], photos: PhotoCache, client: OpenMarketClient,
-                            credentials: Credentials) throws -> ProductSubmission {
+                            credentials: Credentials, productsFolder: String? = nil) throws -> ProductSubmission {
         if !newPhotos.isEmpty { try client.requests.checkImagesCanChange() }
+        // A record that cannot be read is said before the edit, not after it.
+        if let productsFolder { _ = try PublishLedger.load(from: productsFolder) }
         let images = newPhotos.isEmpty ? [] : try photos.prepare(newPhotos).uploads()
-        return ProductSubmission(change: .edit(id: id, change), client: client, credentials: credentials, images: images,
-                                 request: try client.requests.edit(id: id, change, images: images, credentials: credentials))
+        return ProductSubmission(change: .edit(id: id, change), productsFolder: productsFolder, folder: nil, client: client, credentials: credentials,
+                                 images: images, request: try client.requests.edit(id: id, change, images: images, credentials: credentials))
     }
 
-    /// Sends the request; the product as the server answers it.
-    public func send() async throws(OpenMarketError) -> ProductResponse {
+    /// Sends the request and records it; the product as the server answers it.
+    public func send() async throws -> ProductResponse {
+        let server = client.requests.baseURL
         switch change {
-        case .register(let draft): try await client.register(draft, images: images, credentials: credentials)
-        case .edit(let id, let change): try await client.edit(id: id, change, images: images, credentials: credentials)
+        case .register(let draft):
+            guard let productsFolder, let folder else { return try await client.register(draft, images: images, credentials: credentials) }
+            var ledger = try PublishLedger.load(from: productsFolder)
+            return try await ledger.register(folder, on: server, ListingSnapshot(fields: draft, uploads: images), images: images,
+                                             client: client, credentials: credentials, savingTo: productsFolder)
+        case .edit(let id, let change):
+            let product = try await client.edit(id: id, change, images: images, credentials: credentials)
+            guard let productsFolder else { return product }
+            var ledger = try PublishLedger.load(from: productsFolder)
+            let dialect = client.requests.dialect, uploads = images
+            if ledger.update(productID: id, on: server, { entry in
+                guard var sent = entry.sent else { return }
+                sent.fields = HeldListing.fields(of: product, over: sent.fields, dialect: dialect)
+                if !uploads.isEmpty { sent.images = ListingSnapshot(fields: sent.fields, uploads: uploads).images }
+                entry.sent = sent
+            }) { try ledger.save(to: productsFolder) }
+            return product
         }
     }
 }

@@ -61,6 +61,19 @@ public struct PublishLedger: Codable, Sendable {
         return keys.map { String($0.dropFirst(prefix.count)) }.sorted()
     }
 
+    /// Changes the entries of listing `productID` on `server` (edited by a command other than
+    /// `publish`); whether there were any.
+    public mutating func update(productID: Int, on server: URL, _ change: (inout Entry) -> Void) -> Bool {
+        let prefix = Self.identity(of: server) + "|"
+        let keys = entries.filter { $0.key.hasPrefix(prefix) && $0.value.productID == productID }.map(\.key)
+        for key in keys {
+            guard var entry = entries[key] else { continue }
+            change(&entry)
+            entries[key] = entry
+        }
+        return !keys.isEmpty
+    }
+
     /// Every product id recorded for `server`, replaced ones included: none of them can be the
     /// listing an unanswered register created.
     public func knownIDs(on server: URL) -> Set<Int> {

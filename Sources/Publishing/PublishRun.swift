@@ -2,9 +2,10 @@ import Foundation
 import ImagePipeline
 import MarketUploader
 
-/// Brings one server in line with a products folder, for `publish` and `preview` alike: plans a step per folder from what the folder
-/// holds and what the ledger says was sent, then applies the steps. The ledger is saved after every
-/// request that changed the server, so a crash at any moment leaves it true.
+/// Brings one server in line with a products folder: plans a step per folder from what the folder
+/// holds and what the server holds (the ledger, what was sent, where the server was not read), then
+/// applies the steps. The ledger is saved after every request that changed the server, so a crash
+/// at any moment leaves it true.
 public struct PublishRun: Sendable {
     public let productsFolder: String
     public let server: URL
@@ -21,7 +22,7 @@ public struct PublishRun: Sendable {
     public var allowOddShapes = false
     /// Block products whose photos look blurry, too dark or blown out (`PhotoLook`) instead of warning.
     public var strictLooks = false
-    /// Plan only: nothing is sent, not even a lookup, and the ledger is not written.
+    /// Plan only, from the record: nothing is sent, not even a lookup or a read, and the ledger is not written.
     public var dryRun = false
     /// Each photo prepared while planning (for a progress display).
     public var onPhotoEvent: @Sendable (FolderEvent) -> Void = { _ in }
@@ -30,6 +31,15 @@ public struct PublishRun: Sendable {
     private(set) var ledger: PublishLedger
     /// The photos of the folders planned so far, for naming near-duplicates across products.
     private var seen = PhotoDuplicates()
+    /// What the server held for the recorded products when planning began (nil in a dry run): the
+    /// plan compares the folders with it, and `cost` says what reading it took.
+    public private(set) var serverRead: ServerListings?
+    /// The server's listings as looked through for new folders' products.
+    private var search: ListingSearch?
+    /// The product folders planned, by name.
+    private var present: Set<String> = []
+    /// Gone folders whose listing `--adopt` gave to another folder: no orphans.
+    private var adoptedFrom: Set<String> = []
 
     public init(productsFolder: String, server: URL, client: OpenMarketClient, credentials: Credentials, photos: PhotoCache) throws {
         self.productsFolder = productsFolder
@@ -44,16 +54,41 @@ public struct PublishRun: Sendable {
 
     // MARK: Planning
 
-    /// The steps for `folders` (paths), then one for each listing whose folder is gone. Unanswered
-    /// registers are looked up first (except in a dry run), so the plan starts from what is true.
+    /// The steps for `folders` (paths), then one for each listing whose folder is gone. Every folder
+    /// is checked first; then renamed folders are told by their content, what the server holds for
+    /// the recorded products is read (`ServerListings`, its cost in `serverRead`), and unanswered
+    /// registers are looked up, so the plan starts from what is true. A dry run reads nothing and
+    /// plans from the record.
     public mutating func plan(folders: [String]) async throws -> [PublishStep] {
-        let present = Set(folders.map { ($0 as NSString).lastPathComponent })
+        present = Set(folders.map { ($0 as NSString).lastPathComponent })
         for (folder, id) in adoptions.sorted(by: { $0.key < $1.key }) where !present.contains(folder) {
             throw PublishingError.noFolderToAdopt(folder: folder, productID: id)
         }
+        var checked: [(name: String, check: ProductCheck, lookalikes: [String])] = []
+        for folder in folders {
+            let check = await check(folder)
+            checked.append(((folder as NSString).lastPathComponent, check, check.lookalikes(after: &seen, as: (folder as NSString).lastPathComponent)))
+        }
+        let recorded = ledger.entries(on: server)
+        let gone = Dictionary(uniqueKeysWithValues: recorded.compactMap { folder, entry in
+            present.contains(folder) || entry.state != .registered || adoptions.values.contains(entry.productID ?? 0) ? nil : entry.sent.map { (folder, $0) }
+        })
+        let new = Dictionary(uniqueKeysWithValues: checked.compactMap { name, check, _ in
+            ledger.entries[key(name)] != nil || adoptions[name] != nil ? nil : check.draft.map { (name, ListingSnapshot(fields: $0, uploads: check.images)) }
+        })
+        let renames = FolderRename.match(new: new, gone: gone)
+        if !dryRun {
+            let ids = recorded.filter { present.contains($0.folder) || renames.values.contains($0.folder) }
+                .compactMap { $0.entry.state == .registered ? $0.entry.productID : nil }
+            serverRead = try await ServerListings.read(Set(ids), from: client)
+        }
+        search = ListingSearch(client: client, excluded: ledger.knownIDs(on: server), vendorID: ledger.vendorID(on: server))
         var steps: [PublishStep] = []
-        for folder in folders { steps += try await plan(folder: folder) }
-        for (name, entry) in ledger.entries(on: server) where !present.contains(name) {
+        for (name, check, lookalikes) in checked {
+            steps += try await plan(name, check, lookalikes: lookalikes, renamedFrom: renames[name])
+        }
+        let claimed = Set(renames.values).union(adoptedFrom)
+        for (name, entry) in ledger.entries(on: server) where !present.contains(name) && !claimed.contains(name) {
             guard let id = entry.productID, entry.state == .registered else { continue }
             steps.append(deleteOrphans
                 ? PublishStep(folder: name, action: .deleteOrphan, productID: id, detail: "no folder: delete the listing")
@@ -62,15 +97,12 @@ public struct PublishRun: Sendable {
         return steps
     }
 
-    private mutating func plan(folder: String) async throws -> [PublishStep] {
-        let name = (folder as NSString).lastPathComponent
-        let key = PublishLedger.key(server: server, folder: folder)
-        let check = await check(folder)
-        let lookalikes = check.lookalikes(after: &seen, as: name)
+    private mutating func plan(_ name: String, _ check: ProductCheck, lookalikes: [String], renamedFrom old: String?) async throws -> [PublishStep] {
+        var entryKey = key(name)
         guard check.problems.isEmpty, let draft = check.draft else {
             let allow = (check.shapeProblems.isEmpty ? "" : " (--allow-small lists it anyway)")
                 + (check.lookProblems.isEmpty ? "" : " (without --strict, how a photo looks is a warning)")
-            var step = PublishStep.failed(name, .blocked, productID: ledger.entries[key]?.productID,
+            var step = PublishStep.failed(name, .blocked, productID: ledger.entries[entryKey]?.productID,
                                           check.problems.joined(separator: "; ") + allow + "; nothing was sent")
             step.warnings = check.warnings + lookalikes
             return [step]
@@ -78,11 +110,18 @@ public struct PublishRun: Sendable {
         let images = check.images, photoWarnings = check.warnings + lookalikes
         let snapshot = ListingSnapshot(fields: draft, uploads: images)
         var steps: [PublishStep] = []
+        if let old {
+            let step = rename(old, to: name, current: snapshot)
+            guard step.result != .failed else { return [step] }
+            steps.append(step)
+            // A dry run moves nothing: the plan goes on from the old folder's entry.
+            if dryRun { entryKey = key(old) }
+        }
         if let id = adoptions[name] {
             let step = await adopt(id: id, name: name, current: snapshot)
             guard step.result == .done else { return [step] }
             steps.append(step)
-        } else if let entry = ledger.entries[key], entry.state == .pending {
+        } else if let entry = ledger.entries[entryKey], entry.state == .pending {
             switch await adopt(name: name, entry: entry, current: snapshot) {
             case .adopted(let step):
                 steps.append(step)
@@ -95,15 +134,35 @@ public struct PublishRun: Sendable {
                 return [step]
             }
         }
-        var gone: Int?
-        if let entry = ledger.entries[key], let id = entry.productID, await isGone(entry) {
-            // Forgotten here; the register that follows records the new listing.
-            (gone, ledger.entries[key]) = (id, nil)
+        var goneID: Int?, held: HeldListing?, found: [String] = []
+        if ledger.entries[entryKey] == nil, !dryRun {
+            switch await registeredElsewhere(name, snapshot) {
+            case .adopted(let step, let listing):
+                steps.append(step)
+                held = ledger.entries[entryKey]?.sent.map { HeldListing(listing, sent: $0, dialect: dialect) }
+            case .blocked(let step): return steps + [step]
+            case .register(let warnings): found = warnings
+            }
         }
-        steps += PublishPlanner.steps(folder: name, entry: ledger.entries[key], snapshot: snapshot, images: images,
-                                      dialect: dialect, allowRecreate: allowRecreate)
-        if let gone { steps[steps.count - 1].detail = "product \(gone) is gone from the server: register again, " + steps[steps.count - 1].detail }
-        steps[steps.count - 1].warnings = photoWarnings + steps[steps.count - 1].warnings
+        if let entry = ledger.entries[entryKey], entry.state == .registered, let id = entry.productID, let read = serverRead {
+            if let listing = read.listings[id] {
+                held = entry.sent.map { HeldListing(listing, sent: $0, dialect: dialect) }
+            } else if read.gone.contains(id), Date().timeIntervalSince(entry.at) > 60 {
+                // Forgotten here; the register that follows records the new listing. Within a minute
+                // of the record the servers still answer 404 for a new listing: planned from the record.
+                (goneID, ledger.entries[entryKey]) = (id, nil)
+            }
+        }
+        var planned = PublishPlanner.steps(folder: name, entry: ledger.entries[entryKey], snapshot: snapshot, images: images,
+                                           dialect: dialect, allowRecreate: allowRecreate, held: held)
+        if let goneID { planned[planned.count - 1].detail = "product \(goneID) is gone from the server: register again, " + planned[planned.count - 1].detail }
+        return steps + Self.warned(planned, photoWarnings + found)
+    }
+
+    /// `steps` with `warnings` first on the last one, the step that sends.
+    private static func warned(_ steps: [PublishStep], _ warnings: [String]) -> [PublishStep] {
+        var steps = steps
+        steps[steps.count - 1].warnings = warnings + steps[steps.count - 1].warnings
         return steps
     }
 
@@ -121,18 +180,64 @@ public struct PublishRun: Sendable {
         }
     }
 
-    /// Whether a recorded listing no longer exists: the server answers 404 for it. Not asked in a dry
-    /// run, nor within a minute of the record (the servers answer 404 for a moment after a register,
-    /// while its images land), nor for a pending one (looked up by `adopt`).
-    private func isGone(_ entry: PublishLedger.Entry) async -> Bool {
-        guard !dryRun, entry.state == .registered, let id = entry.productID, Date().timeIntervalSince(entry.at) > 60 else { return false }
+    /// What looking for a new folder's product on the server decided.
+    private enum Elsewhere {
+        /// One listing holds the folder's content, and is now recorded as its.
+        case adopted(PublishStep, ProductResponse)
+        /// Listings that may be the product: nothing is registered until the seller says.
+        case blocked(PublishStep)
+        /// Register, with these warnings about listings of the same name.
+        case register([String])
+    }
+
+    /// Looks for folder `name`'s product among the server's listings before registering it
+    /// (`ListingSearch`), and records the one that holds its name, price and photos.
+    private mutating func registeredElsewhere(_ name: String, _ current: ListingSnapshot) async -> Elsewhere {
+        guard var search else { return .register([]) }
+        defer { self.search = search }
+        let found: ListingSearch.Found
         do {
-            _ = try await client.product(id: id)
-            return false
+            found = try await search.find(current)
         } catch {
-            if case .notFound = error { return true }
-            return false
+            return .blocked(.failed(name, .blocked, "looking for a listing of it on the server before registering failed: \(describe(error)); nothing was sent"))
         }
+        let ids = { (listings: [ProductResponse]) in listings.map { String($0.id) }.joined(separator: ", ") }
+        switch found {
+        case .nothing:
+            return .register([])
+        case .named(let listings):
+            return .register(["product \(ids(listings)) on the server has the name \"\(current.fields.name)\" at another price; "
+                + "if it is this product, --adopt \(name)=\(listings[0].id) records it instead of registering"])
+        case .possible(let listings):
+            return .blocked(PublishStep(folder: name, action: .blocked, productID: listings.count == 1 ? listings[0].id : nil,
+                                        detail: "possibly listed already: product \(ids(listings)) has this name and price, but not this folder's photos"
+                                            + " as uploaded; if it is this product, --adopt \(name)=\(listings[0].id) records it; if not, give this one another name"))
+        case .same(let listing):
+            let sent = ListingSnapshot(fields: HeldListing.fields(of: listing, over: current.fields, dialect: dialect), images: current.images)
+            do {
+                try record(name, listing: listing, sent: sent, replaces: nil)
+            } catch {
+                return .blocked(.failed(name, .adopt, productID: listing.id, describe(error)))
+            }
+            return .adopted(PublishStep(folder: name, action: .adopt, productID: listing.id,
+                                        detail: "listed already (its name, price and photos): recorded instead of registering it again", result: .done),
+                            listing)
+        }
+    }
+
+    /// Moves the record of gone folder `old` to folder `name`, which holds its content.
+    private mutating func rename(_ old: String, to name: String, current: ListingSnapshot) -> PublishStep {
+        let entry = ledger.entries[key(old)]
+        let same = entry?.sent.map { FolderRename.photos($0) == FolderRename.photos(current) } ?? false
+        let detail = "renamed from \(old) (" + (same ? "the same photos" : "the same product.json") + "): the same listing, not a new one"
+        guard !dryRun else { return PublishStep(folder: name, action: .rename, productID: entry?.productID, detail: detail) }
+        do {
+            try write(old, nil)
+            try write(name, entry)
+        } catch {
+            return .failed(name, .rename, productID: entry?.productID, describe(error))
+        }
+        return PublishStep(folder: name, action: .rename, productID: entry?.productID, detail: detail, result: .done)
     }
 
     /// What looking up an unanswered register found.
@@ -190,8 +295,12 @@ public struct PublishRun: Sendable {
     /// shows them, so the next step edits whatever differs, and the folder's photos as its photos
     /// (the server's cannot be compared with them).
     private mutating func adopt(id: Int, name: String, current: ListingSnapshot) async -> PublishStep {
-        if let other = ledger.entries(on: server).first(where: { $0.folder != name && [$0.entry.productID, $0.entry.replaces].contains(id) }) {
-            return .failed(name, .adopt, productID: id, "product \(id) is already recorded for \(other.folder)")
+        // A listing recorded for a folder that is gone is handed over (a renamed folder); one whose
+        // folder is here is that folder's.
+        let other = ledger.entries(on: server).first { $0.folder != name && [$0.entry.productID, $0.entry.replaces].contains(id) }
+        if let other, present.contains(other.folder) || other.entry.replaces == id {
+            return .failed(name, .adopt, productID: id, "product \(id) is already recorded for \(other.folder), whose folder is here: "
+                           + "adopt another listing for \(name), or --adopt \(other.folder)=… first")
         }
         guard !dryRun else { return PublishStep(folder: name, action: .adopt, productID: id, detail: "a real run records product \(id) for this folder") }
         do {
@@ -199,14 +308,12 @@ public struct PublishRun: Sendable {
             if let ours = ledger.vendorID(on: server), let theirs = listing.vendorID, ours != theirs {
                 return .failed(name, .adopt, productID: id, "product \(id) belongs to vendor \(theirs), not to this account's vendor \(ours)")
             }
-            var fields = current.fields
-            fields.name = listing.name
-            fields.description = listing.description ?? fields.description
-            fields.price = listing.price ?? fields.price
-            fields.currency = listing.currency.flatMap(Currency.init(rawValue:)) ?? fields.currency
-            fields.stock = listing.stock ?? fields.stock
-            fields.salePrice = listing.price == nil ? fields.salePrice : dialect.salePrice(of: listing)
+            let fields = HeldListing.fields(of: listing, over: current.fields, dialect: dialect)
             try record(name, listing: listing, sent: ListingSnapshot(fields: fields, images: current.images), replaces: nil)
+            if let other {
+                try write(other.folder, nil)
+                adoptedFrom.insert(other.folder)
+            }
             let photos = listing.images.isEmpty || listing.images.count == current.images.count ? ""
                 : "; it has \(NumberText.count(listing.images.count, "photo")), the folder \(current.images.count): publish cannot compare photos, so check them"
             return PublishStep(folder: name, action: .adopt, productID: id, detail: "recorded by hand as this folder's listing" + photos, result: .done)
@@ -249,7 +356,7 @@ public struct PublishRun: Sendable {
                 guard let id = step.productID else { return step }
                 try await deleteListing(id)
                 try write(step.folder, nil)
-            case .adopt, .blocked, .pending, .orphaned:
+            case .adopt, .rename, .blocked, .pending, .orphaned:
                 return step
             }
             step.result = .done
@@ -260,30 +367,11 @@ public struct PublishRun: Sendable {
         return step
     }
 
-    /// Registers behind a pending entry. A refusal forgets the attempt (the previous entry returns);
-    /// an unanswered request stays pending for the next run to look up.
+    /// Registers behind a pending entry (`PublishLedger.register`).
     private mutating func register(_ folder: String, _ payload: PublishStep.Payload?, replacing: Int?, into step: inout PublishStep) async throws {
         guard let payload else { return }
-        let previous = ledger.entries[key(folder)]
-        let known = ledger.knownIDs(on: server)
-        try write(folder, .init(state: .pending, at: Date(), sent: payload.snapshot, replaces: replacing))
-        let product: ProductResponse
-        do {
-            product = try await client.register(payload.snapshot.fields, images: payload.images, credentials: credentials)
-        } catch {
-            guard error.mayHaveBeenActedOn else {
-                try write(folder, previous)
-                throw error
-            }
-            throw PublishingError.mayHaveBeenListed(error)
-        }
-        // Two folders recorded as one listing would make each "unchanged" for ever after.
-        guard !known.contains(product.id) else {
-            throw PublishingError.mayHaveBeenListed(.invalidResponse("the server answered product id \(product.id), which is already recorded for another listing"))
-        }
-        try write(folder, .init(state: .registered, productID: product.id, at: Date(), sent: payload.snapshot, vendorID: product.vendorID,
-                                replaces: replacing))
-        step.productID = product.id
+        step.productID = try await ledger.register(folder, on: server, payload.snapshot, images: payload.images, replacing: replacing,
+                                                   client: client, credentials: credentials, savingTo: productsFolder).id
     }
 
     /// Deletes the listing a recreate replaced; one already gone counts as deleted.
@@ -309,8 +397,7 @@ public struct PublishRun: Sendable {
     /// Sets `folder`'s entry (nil forgets it) and saves the record: the one place the record is
     /// written, each time before the next request, so a crash at any moment leaves it true.
     private mutating func write(_ folder: String, _ entry: PublishLedger.Entry?) throws {
-        ledger.entries[key(folder)] = entry
-        try ledger.save(to: productsFolder)
+        try ledger.set(key(folder), entry, savingTo: productsFolder)
     }
 
     private func key(_ folder: String) -> String { PublishLedger.key(server: server, folder: folder) }

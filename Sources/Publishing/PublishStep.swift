@@ -5,7 +5,7 @@ import MarketUploader
 /// it went. A folder has one step, or two when a replaced listing is still to be deleted.
 public struct PublishStep: Encodable, Sendable {
     public enum Action: String, Encodable, Sendable {
-        case register, edit, recreate, adopt, unchanged, blocked, pending, orphaned
+        case register, edit, recreate, adopt, rename, unchanged, blocked, pending, orphaned
         case replaceImages = "replace-images", deleteReplaced = "delete-replaced", deleteOrphan = "delete-orphan"
     }
 

@@ -21,6 +21,12 @@ public enum PublishingError: Error, Sendable, Equatable, CustomStringConvertible
     case mayHaveBeenListed(OpenMarketError)
     /// A listing was named as a product folder's that is not among the folders published.
     case noFolderToAdopt(folder: String, productID: Int)
+    /// What the server holds could not be read before planning; nothing was sent, since a plan from
+    /// the record alone could undo a change made on the server or list a product twice.
+    case serverUnreadable(OpenMarketError)
+    /// A product folder to register is already in the publish record at `record`: as listing
+    /// `productID`, or as a register never answered (nil). Registering it again would list it twice.
+    case alreadyRecorded(folder: String, productID: Int?, record: String)
 
     public var description: String {
         switch self {
@@ -33,6 +39,13 @@ public enum PublishingError: Error, Sendable, Equatable, CustomStringConvertible
         case .mayHaveBeenListed(let error):
             "\(error.summary); the server may have listed it, so it is pending: the next run looks for the listing before sending anything again"
         case .noFolderToAdopt(let folder, let id): "product \(id) was named as the listing of \(folder), and there is no product folder \(folder)"
+        case .serverUnreadable(let error):
+            "could not read what the server holds for the recorded products, so nothing was planned or sent: \(error.summary); run again when the server answers"
+        case .alreadyRecorded(let folder, let id?, let record):
+            "\(folder) is already listed as product \(id) (\(record)): publish brings that listing in line with the folder; "
+                + "to list it anew, delete it first (market-images delete \(id) --products …)"
+        case .alreadyRecorded(let folder, nil, let record):
+            "a register of \(folder) was sent and never answered (\(record)): publish looks the listing up before anything is sent again"
         }
     }
 }

@@ -13,9 +13,9 @@ final class InterruptedRegisterTests: PublishingTestCase {
     /// answer, and the server lists the product all the same.
     private func publishStoppedDuringRegister() async throws {
         let release = Gate(), arrived = Gate(), handled = Gate()
-        await server.arm(.hold(until: release, arrived: arrived, handled: handled))
         var run = try publishRun()
         let first = try await run.plan(folders: ProductsFolder(products).productFolders)[0]
+        await server.arm(.hold(until: release, arrived: arrived, handled: handled))
         let running = Task { [run] in
             var run = run
             return await run.apply(first)

@@ -56,8 +56,7 @@ final class LostAnswerTests: PublishingTestCase {
     func testARegisterAnsweredWithARedirectElsewhereIsPendingThenAdopted() async throws {
         try await start(.openmarket)
         _ = try productFolder("mug", photos: ["photos/DSCN0010.jpg"])
-        await server.arm(.redirect(303, location: "http://127.0.0.1:9/api/products/1", acting: true))
-        let first = try await publish()
+        let first = try await publish(arming: [.redirect(303, location: "http://127.0.0.1:9/api/products/1", acting: true)])
         XCTAssertEqual(first.map(\.result), [.failed])
         XCTAssertTrue(first[0].error?.contains("it is pending") == true, first[0].error ?? "")
         XCTAssertFalse(first[0].error?.contains("nothing was sent") == true, first[0].error ?? "")

@@ -24,6 +24,8 @@ final class PlanningThreadTests: FolderTestCase {
             var run = try PublishRun(productsFolder: input + "/\(index)", server: server, client: OpenMarketClient(baseURL: server, dialect: .openmarket),
                                      credentials: .vendor(identifier: "vendor-7", secret: Secret("planning-test-secret")),
                                      photos: PhotoCache(prepareOptions: PrepareOptions(), root: root + "/cache-\(index)"))
+            // Planned from the record: there is no server to read.
+            run.dryRun = true
             run.onPhotoEvent = { event in
                 guard case .planned = event else { return }
                 arrived.yield()

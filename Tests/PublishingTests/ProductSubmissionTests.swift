@@ -136,7 +136,7 @@ final class ProductSubmissionTests: PublishingTestCase {
         do {
             _ = try await edit.send()
             XCTFail("a redirected edit must fail")
-        } catch {
+        } catch let error as OpenMarketError {
             XCTAssertEqual(error, .redirected(status: 307, from: baseURL.absoluteString + "/api/products/\(product.id)", to: location))
             XCTAssertTrue(error.description.contains("redirect (307)"), error.description)
         }

@@ -30,18 +30,18 @@ final class PublishRunTests: FolderTestCase {
         let plan = try await first.plan(folders: [input + "/mug"])
         XCTAssertEqual(plan.map(\.action), [.register])
         let planned = await transport.sent
-        XCTAssertEqual(planned, [], "planning sends nothing")
+        XCTAssertEqual(planned, ["GET /api/products"], "planning only looks for a listing of the new folder")
         let applied = await first.apply(plan[0])
         XCTAssertEqual([applied.result], [.done], applied.error ?? "")
         XCTAssertEqual(applied.productID, 41)
         let registered = await transport.sent
-        XCTAssertEqual(registered, ["POST /api/products"])
+        XCTAssertEqual(registered, ["GET /api/products", "POST /api/products"])
 
         var second = try run(transport)
         let again = try await second.plan(folders: [input + "/mug"])
-        XCTAssertEqual(again.map(\.action), [.unchanged], "the ledger remembers what was sent")
-        let total = await transport.sent.count
-        XCTAssertEqual(total, 1)
+        XCTAssertEqual(again.map(\.action), [.unchanged], "the ledger remembers what was sent, and the server holds it")
+        let total = await transport.sent
+        XCTAssertEqual(total, ["GET /api/products", "POST /api/products", "GET /api/products"], "one list page read, nothing sent")
     }
 
     /// A register whose answer never came may have listed the product: it stays pending, and the next

@@ -44,7 +44,7 @@ final class PublishSyncInProcessTests: PublishingTestCase {
             XCTAssertEqual(edited.map(\.action), [.edit], "\(dialect)")
             XCTAssertEqual(edited.map(\.result), [.done], "\(dialect): \(edited.map { $0.error ?? "" })")
             sent = await server.requestCount
-            XCTAssertEqual(sent, before + 1, "\(dialect): one request")
+            XCTAssertEqual(sent, before + 2, "\(dialect): one list page read, one edit sent")
             let patch = try await XCTUnwrapAsync(server.lastRequest)
             XCTAssertEqual(patch.method, "PATCH")
             if dialect == .items {
@@ -63,7 +63,7 @@ final class PublishSyncInProcessTests: PublishingTestCase {
             let rerun = try await publish()
             XCTAssertEqual(rerun.map(\.action), [.unchanged], "\(dialect)")
             let after = await server.requestCount
-            XCTAssertEqual(after, sent, "\(dialect): an unchanged rerun sends nothing")
+            XCTAssertEqual(after, sent + 1, "\(dialect): an unchanged rerun reads one list page and sends nothing")
             XCTAssertEqual(try fileStamps(), stamps, "\(dialect): an unchanged rerun rewrites no file")
             try FileManager.default.removeItem(atPath: products)
         }

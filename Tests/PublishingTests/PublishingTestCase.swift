@@ -30,10 +30,12 @@ class PublishingTestCase: ProductFoldersTestCase {
         return Self.withoutSecrets(try await run.plan(folders: ProductsFolder(products).productFolders))
     }
 
-    /// The plan for the products folder, each step applied in turn: the steps as they ended.
-    func publish(_ configure: (inout PublishRun) -> Void = { _ in }) async throws -> [PublishStep] {
+    /// The plan for the products folder, each step applied in turn: the steps as they ended. `faults`
+    /// are armed once planned, for the requests that apply the steps (planning reads the server).
+    func publish(arming faults: [OpenMarketTestServer.Fault] = [], _ configure: (inout PublishRun) -> Void = { _ in }) async throws -> [PublishStep] {
         var run = try publishRun(configure)
         var steps = try await run.plan(folders: ProductsFolder(products).productFolders)
+        for fault in faults { await server.arm(fault) }
         for index in steps.indices { steps[index] = await run.apply(steps[index]) }
         return Self.withoutSecrets(steps)
     }

@@ -13,8 +13,7 @@ final class RegisterFailureTests: PublishingTestCase {
     func testAServerErrorLeavesTheRegisterPendingAndItIsResentOnlyWhenAsked() async throws {
         try await start(.openmarket)
         _ = try productFolder("a", photos: ["photos/DSCN0010.jpg"])
-        await server.arm(.status(500, body: #"{"code":500,"message":"timeout writing to the database"}"#))
-        let failed = try await publish()
+        let failed = try await publish(arming: [.status(500, body: #"{"code":500,"message":"timeout writing to the database"}"#)])
         XCTAssertEqual(failed.map(\.result), [.failed])
         let error = try XCTUnwrap(failed[0].error)
         XCTAssertTrue(error.contains("database"), error)
@@ -36,8 +35,7 @@ final class RegisterFailureTests: PublishingTestCase {
     func testARefusedRegisterIsForgottenAndSentAgain() async throws {
         try await start(.openmarket)
         _ = try productFolder("a", photos: ["photos/DSCN0010.jpg"])
-        await server.arm(.status(400, body: #"{"code":400,"message":"JSON parse error"}"#))
-        let refused = try await publish()
+        let refused = try await publish(arming: [.status(400, body: #"{"code":400,"message":"JSON parse error"}"#)])
         XCTAssertEqual(refused.map(\.result), [.failed])
         XCTAssertEqual(try PublishLedger.load(from: products).entries(on: baseURL).count, 0, "a refused request listed nothing")
         let rerun = try await publish()
@@ -50,9 +48,7 @@ final class RegisterFailureTests: PublishingTestCase {
     func testAnIdTheServerAlreadyGaveIsNotRecordedTwice() async throws {
         try await start(.openmarket)
         for name in ["a", "b"] { _ = try productFolder(name, photos: ["photos/DSCN0010.jpg"]) }
-        await server.arm(.delay(seconds: 0))
-        await server.arm(.status(201, body: #"{"id":101,"name":"Product b","vendor_id":7}"#))
-        let steps = try await publish()
+        let steps = try await publish(arming: [.delay(seconds: 0), .status(201, body: #"{"id":101,"name":"Product b","vendor_id":7}"#)])
         XCTAssertEqual(steps.map(\.result), [.done, .failed])
         let error = try XCTUnwrap(steps.step("b")?.error)
         XCTAssertTrue(error.contains("product id 101, which is already recorded for another listing"), error)

@@ -61,7 +61,8 @@ public actor OpenMarketTestServer {
     public private(set) var received: [Received] = []
     public private(set) var products: [Int: Stored] = [:]
     private var nextID = 100
-    private var faults: [Fault] = []
+    /// Each with the method of the requests it waits for (nil: any).
+    private var faults: [(fault: Fault, method: String?)] = []
     private var deletionTokens: [Int: String] = [:]
     /// Where the uploaded images are served, as the real servers' image hosts serve them: on this
     /// server's own port, under `/images/{product id}/`.
@@ -94,7 +95,9 @@ public actor OpenMarketTestServer {
         task?.cancel()
     }
 
-    public func arm(_ fault: Fault) { faults.append(fault) }
+    /// Arms `fault` for the next request, or the next with `method` (a register's `POST`, past the
+    /// reads a publish plans with).
+    public func arm(_ fault: Fault, for method: String? = nil) { faults.append((fault, method)) }
 
     /// Sets this server's clock `offset` seconds ahead of ours (its `Date` header and `created_at`
     /// follow it) and how it writes `created_at`: a server in another zone, or one that writes a
@@ -114,8 +117,8 @@ public actor OpenMarketTestServer {
         var received = Received(method: request.method.rawValue, path: request.path, query: query, headers: headers, body: body, parts: [])
         defer { self.received.append(received) }
 
-        if !faults.isEmpty {
-            switch faults.removeFirst() {
+        if let armed = faults.firstIndex(where: { $0.method == nil || $0.method == received.method }) {
+            switch faults.remove(at: armed).fault {
             case .status(let code, let text): return respond(code, text)
             case .bytes(let code, let data):
                 return FlyingFox.HTTPResponse(statusCode: HTTPStatusCode(code, phrase: "Answer"), headers: FlyingFox.HTTPHeaders([.contentType: "application/json"]), body: data)

@@ -44,6 +44,13 @@ public struct OpenMarketClient: Sendable {
         try decode(try await send(requests.product(id: id), idempotent: true, credentials: nil).body)
     }
 
+    /// The bytes of one of a product's images (`ProductResponse.Image.url`), to tell by their
+    /// fingerprint whether a listing holds a folder's photos. Sent without credentials: image hosts
+    /// are often another server's.
+    public func image(at url: URL) async throws(OpenMarketError) -> Data {
+        try await send(OpenMarketRequest(method: "GET", url: url, headers: [], body: .none), idempotent: true, credentials: nil).body
+    }
+
     /// A page of the product list, with how far the server's clock is from ours (its `Date` header).
     public func products(page: Int, itemsPerPage: Int = 20, search: String? = nil) async throws(OpenMarketError) -> ProductPage {
         let response = try await send(requests.products(page: page, itemsPerPage: itemsPerPage, search: search), idempotent: true, credentials: nil)

@@ -8,8 +8,19 @@ public struct RequestBuilder: Sendable {
     public let dialect: Dialect
     public var rules = ImageRules()
 
+    /// `baseURL` as typed (`HTTP://Host:8080//`) is sent as the transport takes it: the scheme in
+    /// lower case and no trailing slashes, so every spelling the publish record takes for one server
+    /// also reaches it.
     public init(baseURL: URL, dialect: Dialect) {
-        self.baseURL = baseURL
+        if var components = URLComponents(url: baseURL, resolvingAgainstBaseURL: false) {
+            components.scheme = components.scheme?.lowercased()
+            var path = components.path
+            while path.hasSuffix("/") { path.removeLast() }
+            components.path = path
+            self.baseURL = components.url ?? baseURL
+        } else {
+            self.baseURL = baseURL
+        }
         self.dialect = dialect
     }
 

@@ -24,10 +24,11 @@ struct Attach: AsyncParsableCommand {
     @Argument(help: "Photo files or a folder of them (1–5).")
     var images: [String]
 
+    @OptionGroup var record: PublishRecordOption
     @OptionGroup var connection: ServerOptions
     @OptionGroup var photos: UploadPhotos
 
     func run() async throws {
-        try await EditRequest(id: id, change: ProductChange(), images: images, connection: connection, photos: photos, command: "attach").run()
+        try await EditRequest(id: id, change: ProductChange(), images: images, record: record, connection: connection, photos: photos, command: "attach").run()
     }
 }

@@ -29,8 +29,7 @@ struct Delete: AsyncParsableCommand {
     @Flag(help: "Delete without asking (for scripts).")
     var yes = false
 
-    @Option(help: ArgumentHelp("The products folder publish keeps its record in: the listings deleted are forgotten there.", valueName: "folder"))
-    var products: String?
+    @OptionGroup var record: PublishRecordOption
 
     @OptionGroup var connection: ServerOptions
 
@@ -58,7 +57,7 @@ struct Delete: AsyncParsableCommand {
             case nil: throw ValidationError("delete asks before deleting, and there is no terminal to ask on: pass --yes")
             }
         }
-        let deletion = ListingDeletion(client: client, credentials: credentials, productsFolder: products)
+        let deletion = ListingDeletion(client: client, credentials: credentials, productsFolder: record.products)
         var outcomes: [Outcome] = []
         for id in ids {
             let outcome = try await deletion.delete(id)

@@ -10,10 +10,12 @@ struct Edit: AsyncParsableCommand {
         Only the fields given change. Images given to an items (G1) server become the product's images \
         (the set is replaced); the market-training and openmarket servers cannot change images after \
         registration, and the command says so without sending anything. On those, --thumbnail-id picks \
-        one of the product's images as its thumbnail.
+        one of the product's images as its thumbnail. With --products, the products folder's publish \
+        record keeps what the listing holds after the edit.
 
         EXAMPLES:
           market-images edit 1234 --price 11000 --stock 3
+          market-images edit 1234 --stock 1 --products products/
           market-images edit 1234 --thumbnail-id 5678
           market-images edit 77 --dialect items --password "$PW" \\
               new-front.HEIC new-side.HEIC
@@ -31,13 +33,15 @@ struct Edit: AsyncParsableCommand {
     @Option(help: "Id of one of the product's images to show as its thumbnail (G2/G3).")
     var thumbnailID: Int?
 
+    @OptionGroup var record: PublishRecordOption
+
     @OptionGroup var connection: ServerOptions
     @OptionGroup var photos: UploadPhotos
 
     func run() async throws {
         var change = product.change
         change.thumbnailID = thumbnailID
-        try await EditRequest(id: id, change: change, images: images, connection: connection, photos: photos, command: "edit").run()
+        try await EditRequest(id: id, change: change, images: images, record: record, connection: connection, photos: photos, command: "edit").run()
     }
 }
 
@@ -46,6 +50,7 @@ struct EditRequest {
     var id: Int
     var change: ProductChange
     var images: [String]
+    var record: PublishRecordOption
     var connection: ServerOptions
     var photos: UploadPhotos
     /// `edit` or `attach`: which command's options a message may suggest.
@@ -57,7 +62,8 @@ struct EditRequest {
         let submission: ProductSubmission
         do {
             submission = try photos.submission { cache in
-                try ProductSubmission.edit(id: id, change, newPhotos: images, photos: cache, client: client, credentials: credentials)
+                try ProductSubmission.edit(id: id, change, newPhotos: images, photos: cache, client: client, credentials: credentials,
+                                           productsFolder: record.products)
             }
         } catch OpenMarketError.unsupported(let text) where command == "attach" {
             // `attach` has no --thumbnail-id; it points at the command that does.

@@ -56,6 +56,8 @@ struct Preview: AsyncParsableCommand {
         let address = try address()
         var configuration = PreviewConfiguration(productsFolder: products, photoCache: photos.photoCache, server: publishServer(), dialect: dialect)
         configuration.describe = errorText
+        // Each page compares with what the server holds, as publish plans; a dialect is needed to read it.
+        if let server = configuration.server, let dialect = configuration.dialect { configuration.client = OpenMarketClient(baseURL: server, dialect: dialect) }
         LoggingSystem.bootstrap { StreamLogHandler.standardError(label: $0) }
         var logger = Logger(label: "market-images")
         logger.logLevel = .info

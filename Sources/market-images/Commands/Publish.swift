@@ -10,10 +10,14 @@ struct Publish: AsyncParsableCommand {
         discussion: """
         Each subfolder of PRODUCTS with photos is one product; its product.json gives the fields. What \
         the server accepted for each folder (the product id, the fields, a fingerprint of each prepared \
-        photo) is recorded in PRODUCTS/.openmarket-published.json, and every run compares the folders \
-        with it and plans one step per product: register (a new folder), edit (only the fields that \
-        changed), replace-images (the photos changed; items server), unchanged, or blocked with the \
-        reason. The market-training and openmarket servers cannot change a product's images: with \
+        photo) is recorded in PRODUCTS/.openmarket-published.json (register, edit, attach and delete \
+        keep it too). Every run first reads what the server holds for the recorded products (a list \
+        page at a time, at most one request per product), compares each folder with that and plans one \
+        step per product: register (a new folder, or a listing deleted on the server), edit (only the \
+        fields that differ from the server), replace-images (the photos differ; items server), rename \
+        (a folder renamed or moved, told by its photos or product.json), unchanged, or blocked with the \
+        reason. A new folder whose name, price and photos a listing already holds is adopted, not \
+        registered again. The market-training and openmarket servers cannot change a product's images: with \
         --recreate, the new version is registered first and the old one deleted after, so the product \
         is never missing. Listings whose folder is gone are reported as orphaned; --delete-orphans \
         deletes them, after asking on a terminal (--yes for scripts).
@@ -101,7 +105,10 @@ struct Publish: AsyncParsableCommand {
         // Failed while planning: already a row of the table, not repeated after it.
         let shown = connection.json ? [] : Set(steps.indices.filter { steps[$0].result == .failed })
         let table = PlanTable(server: server, dialect: try connection.resolvedDialect)
-        if !connection.json { Terminal.standardOutput.write(table.render(steps)) }
+        if !connection.json {
+            Terminal.standardOutput.write(run.serverRead.map { "Read what the server holds: \($0.cost)\n" } ?? "Planned from the publish record: a dry run reads nothing from the server\n")
+            Terminal.standardOutput.write(table.render(steps))
+        }
         for step in steps { for warning in step.warnings { Terminal.standardError.warning("\(Terminal.display(step.folder)): \(warning)") } }
         if !connection.dryRun {
             if steps.contains(where: { $0.action == .deleteOrphan }) && !confirmDeletion(steps) {

@@ -10,7 +10,9 @@ struct Register: AsyncParsableCommand {
         Photos (1–5; any format the camera made) are prepared first — upright, sRGB, no metadata, under \
         the server's byte limit — and cached, then sent in one multipart request. Every rule is checked \
         before anything is sent. A folder may hold a product.json with name, description, price, currency, \
-        stock and sale_price (what a buyer pays); flags override it.
+        stock and sale_price (what a buyer pays); flags override it. A folder is recorded in the \
+        publish record of the folder that holds it, as publish records it, so a later publish of that \
+        folder knows the listing; a folder already recorded there is refused.
 
         Credentials come from --identifier/--secret (G2/G3) or --password (G1), or from \
         $OPENMARKET_IDENTIFIER, $OPENMARKET_SECRET, $OPENMARKET_PASSWORD. They never appear in output.

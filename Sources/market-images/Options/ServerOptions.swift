@@ -137,7 +137,7 @@ struct ServerOptions: ParsableArguments {
         do {
             product = try await submission.send()
         } catch {
-            Terminal.standardError.error(error.message)
+            Terminal.standardError.error(errorText(error))
             throw ExitCode.failure
         }
         if json { try printJSON(product) } else { Terminal.standardOutput.write(summary(product) + "\n") }

@@ -75,7 +75,8 @@ extension PublishingError {
     var message: String {
         switch self {
         case .productFile(let path, let problems): problems.map { "\(Terminal.display(path)): \($0)" }.joined(separator: "\n")
-        case .missingFields, .photosFailed, .preparationStopped, .mayHaveBeenListed, .noFolderToAdopt: description
+        case .serverUnreadable(let error): description + (error.message.hasPrefix(error.description + ";") ? String(error.message.dropFirst(error.description.count)) : "")
+        case .missingFields, .photosFailed, .preparationStopped, .mayHaveBeenListed, .noFolderToAdopt, .alreadyRecorded: description
         }
     }
 }

@@ -37,7 +37,8 @@ struct PlanTable {
         case .recreate: text = "registered product \(id) with the new photos and deleted the listing it replaces"
         case .deleteReplaced: text = "deleted product \(id), which was replaced"
         case .deleteOrphan: text = "deleted product \(id)"
-        case .adopt: text = "adopted product \(id), which an unanswered register had listed"
+        case .adopt: text = "adopted product \(id)"
+        case .rename: text = "recorded product \(id) as this folder's"
         case .unchanged: text = "recorded what product \(id) holds"
         case .blocked, .pending, .orphaned: text = step.detail
         }
@@ -47,10 +48,11 @@ struct PlanTable {
     /// "1 to register, 2 unchanged, 1 blocked", and what was done with them.
     func summary(_ steps: [PublishStep], dryRun: Bool) -> String {
         var counts: [PublishStep.Action: Int] = [:]
-        for step in steps { counts[step.action, default: 0] += 1 }
+        // An adoption or rename that failed did not happen: it is counted as failed only.
+        for step in steps where !([.adopt, .rename].contains(step.action) && step.result == .failed) { counts[step.action, default: 0] += 1 }
         let order: [(PublishStep.Action, String)] = [
             (.register, "to register"), (.edit, "to edit"), (.replaceImages, "to replace images"), (.recreate, "to recreate"),
-            (.deleteReplaced, "replaced to delete"), (.deleteOrphan, "orphaned to delete"), (.adopt, "adopted"),
+            (.deleteReplaced, "replaced to delete"), (.deleteOrphan, "orphaned to delete"), (.adopt, "adopted"), (.rename, "renamed"),
             (.unchanged, "unchanged"), (.orphaned, "orphaned"), (.blocked, "blocked"), (.pending, "pending"),
         ]
         let parts = order.compactMap { action, label in counts[action].map { "\($0) \(label)" } }.joined(separator: ", ")
