@@ -18,6 +18,10 @@ struct ServiceMetrics: Sendable {
     /// imgproxy's namespace (none by default, as imgproxy's).
     private let namespace: String?
     private let requestsInProgress = Locked(0)
+    /// imgproxy's metrics touched on every request, made once: the answer path looks nothing up.
+    private let imgproxyInProgress: Gauge
+    private let imgproxyRequests: Counter
+    private let imgproxyDuration: DurationHistogram
 
     private static func name(_ metric: String, unit: String = "", _ help: String) -> MetricNameDescriptor {
         MetricNameDescriptor(namespace: "market_images", metricName: metric, unitName: unit, helpText: help)
@@ -25,6 +29,10 @@ struct ServiceMetrics: Sendable {
 
     /// One of imgproxy's metrics, by its name.
     private func imgproxy(_ metric: String, unit: String = "", _ help: String) -> MetricNameDescriptor {
+        Self.imgproxy(namespace, metric, unit: unit, help)
+    }
+
+    private static func imgproxy(_ namespace: String?, _ metric: String, unit: String = "", _ help: String) -> MetricNameDescriptor {
         MetricNameDescriptor(namespace: namespace, metricName: metric, unitName: unit, helpText: help)
     }
 
@@ -55,6 +63,10 @@ struct ServiceMetrics: Sendable {
         processing = registry.makeDurationHistogram(descriptor: Self.name("processing", unit: "seconds", "Time a worker spent on an image, decode to encode (or to an info answer)."),
                                                     buckets: Self.durationBuckets)
         bytesOut = registry.makeCounter(descriptor: Self.name("bytes_out", unit: "total", "Image bytes sent."))
+        imgproxyInProgress = registry.makeGauge(descriptor: Self.imgproxy(namespace, "requests_in_progress", "Requests being answered now."))
+        imgproxyRequests = registry.makeCounter(descriptor: Self.imgproxy(namespace, "requests", unit: "total", "Requests answered."))
+        imgproxyDuration = registry.makeDurationHistogram(descriptor: Self.imgproxy(namespace, "request_duration", unit: "seconds", "Time to answer a request."),
+                                                          buckets: Self.durationBuckets)
         for type in ServiceFailure.imgproxyErrorTypes { _ = errors(type) }
     }
 
@@ -62,16 +74,15 @@ struct ServiceMetrics: Sendable {
     func inFlight(_ change: Int) {
         inFlight.increment(by: Double(change))
         let count = requestsInProgress.withLock { $0 += change; return $0 }
-        registry.makeGauge(descriptor: imgproxy("requests_in_progress", "Requests being answered now.")).set(Double(count))
+        imgproxyInProgress.set(Double(count))
     }
 
     /// A request answered: by status, and in imgproxy's total, status codes and latency.
     func request(status: Int, duration: Duration) {
         registry.makeCounter(descriptor: Self.requests, labels: [("status", String(status))]).increment()
-        registry.makeCounter(descriptor: imgproxy("requests", unit: "total", "Requests answered.")).increment()
+        imgproxyRequests.increment()
         registry.makeCounter(descriptor: imgproxy("status_codes", unit: "total", "Requests answered, by status."), labels: [("status", String(status))]).increment()
-        registry.makeDurationHistogram(descriptor: imgproxy("request_duration", unit: "seconds", "Time to answer a request."), buckets: Self.durationBuckets)
-            .record(duration)
+        imgproxyDuration.record(duration)
     }
 
     /// A worker's time on an image (imgproxy's `processing` span), after `queued` waiting for it.
