@@ -22,12 +22,7 @@ public struct ServiceSettings: Sendable {
     public init(arguments: [String], environment: [String: String] = ProcessInfo.processInfo.environment) throws(Invalid) {
         let sources = try SettingSources(flags: try Self.flags(arguments), environment: environment)
         var configuration = ServiceConfiguration()
-        for setting in ServiceSetting.all {
-            guard let (text, origin) = sources.text(of: setting) else { continue }
-            do { try setting.apply(&configuration, text) } catch {
-                throw Invalid("\(origin) is \(ServiceSetting.shown(text)), not \(error.expected)")
-            }
-        }
+        for setting in ServiceSetting.all { try Self.apply(setting, from: sources, to: &configuration) }
         configuration.keys = try Self.keys(from: sources)
         guard !configuration.keys.isEmpty || configuration.allowUnsigned || configuration.onlyPresets else {
             throw Invalid("no key: set $MARKET_IMAGES_KEY and $MARKET_IMAGES_SALT (hex) or --key-file; "
@@ -53,12 +48,20 @@ public struct ServiceSettings: Sendable {
         var configuration = ServiceConfiguration()
         for name in ["preset", "path-prefix", "signature-size", "only-presets", "preset-dprs"] {
             let setting = ServiceSetting.named(name)!
-            guard let (text, origin) = sources.text(of: setting) else { continue }
-            do { try setting.apply(&configuration, text) } catch { throw Invalid("\(origin) is \(ServiceSetting.shown(text)), not \(error.expected)") }
+            guard let origin = try apply(setting, from: sources, to: &configuration) else { continue }
             if let problem = setting.check(configuration) { throw Invalid("\(origin): \(problem)") }
         }
         configuration.keys = try keys(from: sources)
         return configuration
+    }
+
+    /// Applies `setting`'s text, if given, naming where it came from when it cannot be read; returns
+    /// that origin.
+    @discardableResult
+    private static func apply(_ setting: ServiceSetting, from sources: SettingSources, to configuration: inout ServiceConfiguration) throws(Invalid) -> String? {
+        guard let (text, origin) = sources.text(of: setting) else { return nil }
+        do { try setting.apply(&configuration, text) } catch { throw Invalid("\(origin) is \(ServiceSetting.shown(text)), not \(error.expected)") }
+        return origin
     }
 
     /// The key file's pairs if one is given, else the key and salt variables' (the resolver's own
