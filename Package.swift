@@ -144,7 +144,7 @@ let package = Package(
         .testTarget(
             name: "ProductPreviewTests",
             dependencies: [
-                "ProductPreview", "Publishing", "ImagePipeline", "ThumbnailService", "TestSupport",
+                "ProductPreview", "Publishing", "ImagePipeline", "MarketUploader", "ThumbnailService", "TestSupport",
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdTesting", package: "hummingbird"),

@@ -100,6 +100,22 @@ final class ServerStateTests: PublishingTestCase {
             XCTAssertNotEqual(second, first)
             let rerun = try await plan()
             XCTAssertEqual(rerun.map(\.action), [.unchanged], "\(dialect)")
+
+            // Deleted again, and the register that follows killed while the server held it, which
+            // it made: the rerun finds that listing and records it; nothing is registered twice.
+            try await client.delete(id: second, credentials: credentials(for: dialect))
+            try backdateRecord()
+            var stopped = try publishRun()
+            let register = try await stopped.plan(folders: ProductsFolder(products).productFolders)
+            XCTAssertEqual(register.map(\.action), [.register], "\(dialect)")
+            await killed(stopped, applying: register[0])
+            let sent = await changes()
+            let adopted = try await publish()
+            XCTAssertEqual(adopted.map(\.action), [.adopt, .unchanged], "\(dialect): \(adopted.map(\.detail))")
+            let after = await changes()
+            XCTAssertEqual(after, sent, "\(dialect): nothing sent twice")
+            let (third, _) = try await onlyListing(dialect)
+            XCTAssertEqual(adopted.first?.productID, third)
             try FileManager.default.removeItem(atPath: products)
         }
     }
