@@ -8,12 +8,23 @@ import MarketUploader
 /// twice, or, with `--delete-orphans`, leave it unlisted.
 public enum FolderRename {
     /// Each new folder's old name, from `new` (folder name → what it holds now) and the recorded
-    /// folders that are gone (`gone`, name → what was last sent for them). A match that is not one
-    /// to one is no rename: between two lookalikes nothing is guessed.
+    /// folders that are gone (`gone`, name → what was last sent for them). The whole `product.json`
+    /// is matched first, then the photos among the folders left: sizes of one shirt share their
+    /// photos, never all their fields. A match that is not one to one is no rename: between two
+    /// lookalikes nothing is guessed.
     public static func match(new: [String: ListingSnapshot], gone: [String: ListingSnapshot]) -> [String: String] {
+        var found = oneToOne(new: new, gone: gone) { $0.fields == $1.fields }
+        let claimed = Set(found.values)
+        found.merge(oneToOne(new: new.filter { found[$0.key] == nil }, gone: gone.filter { !claimed.contains($0.key) }) { photos($0) == photos($1) }) { kept, _ in kept }
+        return found
+    }
+
+    /// The pairs `same` holds for in which each name on either side appears once.
+    private static func oneToOne(new: [String: ListingSnapshot], gone: [String: ListingSnapshot],
+                                 same: (ListingSnapshot, ListingSnapshot) -> Bool) -> [String: String] {
         var pairs: [(new: String, old: String)] = []
         for (name, held) in new {
-            for (old, sent) in gone where photos(held) == photos(sent) || held.fields == sent.fields { pairs.append((name, old)) }
+            for (old, sent) in gone where same(held, sent) { pairs.append((name, old)) }
         }
         let once = { (names: [String]) in Set(Dictionary(grouping: names, by: { $0 }).filter { $0.value.count == 1 }.keys) }
         let (single, singleOld) = (once(pairs.map(\.new)), once(pairs.map(\.old)))

@@ -109,6 +109,15 @@ final class ClientMistakesTests: UploaderTestCase {
         XCTAssertNoThrow(try builder.register(Self.draft, images: [UploadImage(filename: "photo.JPEG", data: jpeg)], credentials: Self.vendor))
     }
 
+    /// 13: a search for a name with `+` in it (a server reads a bare `+` as a space) is escaped, as
+    /// is everything but the unreserved characters; Hangul as UTF-8.
+    func testASearchedNameIsEscapedWhole() throws {
+        let builder = RequestBuilder(baseURL: Dialect.openmarket.defaultBaseURL, dialect: .openmarket)
+        XCTAssertEqual(builder.products(page: 2, search: "C++ Mug & co #1 100%").url.query(percentEncoded: true),
+                       "page_no=2&items_per_page=20&search_value=C%2B%2B%20Mug%20%26%20co%20%231%20100%25")
+        XCTAssertEqual(builder.products(page: 1, search: "머그").url.query(percentEncoded: true), "page_no=1&items_per_page=20&search_value=%EB%A8%B8%EA%B7%B8")
+    }
+
     /// 12: G3 list responses have camelCase top-level keys; G2's are snake_case. Both decode.
     func testListResponsesInBothKeyStyles() throws {
         let product = #"{"id":7,"vendor_id":3,"name":"Mug","price":2000.0,"discounted_price":0.0,"stock":5,"created_at":"2022-01-18T00:00:00.00","images":[]}"#

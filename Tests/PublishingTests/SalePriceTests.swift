@@ -60,6 +60,36 @@ final class SalePriceTests: PublishingTestCase {
         XCTAssertEqual(answered, 13000)
     }
 
+    /// On items, where `discounted_price` is the price after the discount, an ended sale is sent as
+    /// the price itself (0 would list it for nothing) and the next plan is unchanged; a USD sale on
+    /// openmarket is sent a whole-cent amount off.
+    func testAnEndedSaleOnItemsIsThePriceAndAnAmountOffIsWholeCents() async throws {
+        try await start(.items)
+        let folder = try productFolder("lamp", photos: ["photos/DSCN0010.jpg"], json: Self.lamp)
+        _ = try await publish()
+        let id = try await onlyProductID()
+        try Self.lamp.replacingOccurrences(of: #","sale_price":10800"#, with: "").write(toFile: folder + "/product.json", atomically: true, encoding: .utf8)
+        let ended = try await publish()
+        XCTAssertEqual(ended.map(\.result), [.done], "\(ended.map { $0.error ?? "" })")
+        let sent = await server.lastRequest?.parts.first { $0.name == "discounted_price" }.map { String(decoding: $0.body, as: UTF8.self) }
+        XCTAssertEqual(sent, "12000")
+        let answered = try await buyersPrice(id, .items)
+        XCTAssertEqual(answered, 12000, "a buyer pays the price")
+        let again = try await plan()
+        XCTAssertEqual(again.map(\.action), [.unchanged], "\(again.map(\.detail))")
+
+        try await start(.openmarket)
+        try FileManager.default.removeItem(atPath: products)
+        _ = try productFolder("lamp", photos: ["photos/DSCN0010.jpg"],
+                              json: #"{"name":"Desk lamp","description":"Brass desk lamp, 40 cm.","price":39.99,"sale_price":29.99,"currency":"USD","stock":2}"#)
+        _ = try await publish()
+        let usd = try await onlyProductID()
+        let stored = await server.products[usd]?.fields["discounted_price"]
+        XCTAssertEqual(stored, "10.0")
+        let buyers = try await buyersPrice(usd, .openmarket)
+        XCTAssertEqual(try XCTUnwrap(buyers), 29.99, accuracy: 0.000001)
+    }
+
     /// A record written when `discounted_price` was sent as the seller wrote it cannot say what buyers
     /// pay; the server can: the next publish reads a listing at a tenth of its price, and fixes it.
     func testARecordFromBeforeSalePriceIsResentNotTrusted() async throws {

@@ -243,6 +243,25 @@ final class ServerStateTests: PublishingTestCase {
         }
     }
 
+    /// Two folders sharing their photos (sizes of one shirt), renamed together: each is its own
+    /// listing's by its `product.json`; nothing is registered and nothing orphaned.
+    func testFoldersSharingPhotosRenamedTogetherKeepTheirListings() async throws {
+        try await start(.openmarket)
+        for size in ["S", "M"] {
+            _ = try productFolder("shirt-\(size)", photos: ["photos/DSCN0010.jpg"],
+                                  json: #"{"name":"Linen shirt \#(size)","description":"A linen shirt, size \#(size).","price":30000,"currency":"KRW","stock":2}"#)
+        }
+        _ = try await publish()
+        let listed = await server.products.count
+        XCTAssertEqual(listed, 2)
+        for size in ["S", "M"] { try FileManager.default.moveItem(atPath: products + "/shirt-\(size)", toPath: products + "/linen-\(size)") }
+        let renamed = try await publish()
+        XCTAssertEqual(renamed.filter { $0.action == .rename }.map(\.folder).sorted(), ["linen-M", "linen-S"], "\(renamed.map { "\($0.folder) \($0.action)" })")
+        XCTAssertFalse(renamed.contains { $0.action == .register || $0.action == .orphaned }, "\(renamed.map(\.action))")
+        let after = await server.products.count
+        XCTAssertEqual(after, 2)
+    }
+
     /// The record's times set an hour back: the servers answer 404 for a new listing for a moment,
     /// so only an older one is taken as deleted.
     private func backdateRecord() throws {

@@ -79,15 +79,23 @@ public struct RequestBuilder: Sendable {
     }
 
     /// One page of the product list. Only G3 searches (`search_value`); G1 pages are a fixed size.
+    /// Values are escaped but for the unreserved characters: `URLQueryItem` leaves `+` as it is,
+    /// which a server reads as a space ("C++ Mug" searched as "C   Mug").
     public func products(page: Int, itemsPerPage: Int = 20, search: String? = nil) -> OpenMarketRequest {
         if dialect == .items { return request("GET", path: "/items/\(page)", headers: [], body: .none) }
         var request = request("GET", path: "/api/products", headers: [], body: .none)
         var components = URLComponents(url: request.url, resolvingAgainstBaseURL: false)
-        components?.queryItems = [URLQueryItem(name: "page_no", value: String(page)), URLQueryItem(name: "items_per_page", value: String(itemsPerPage))]
-            + (dialect == .openmarket ? search.map { [URLQueryItem(name: "search_value", value: $0)] } ?? [] : [])
+        let query = [("page_no", String(page)), ("items_per_page", String(itemsPerPage))]
+            + (dialect == .openmarket ? search.map { [("search_value", $0)] } ?? [] : [])
+        components?.percentEncodedQuery = query.map { name, value in
+            name + "=" + (value.addingPercentEncoding(withAllowedCharacters: Self.unreserved) ?? "")
+        }.joined(separator: "&")
         request.url = components?.url ?? request.url
         return request
     }
+
+    /// RFC 3986's unreserved characters: the only ones a query value carries unescaped.
+    private static let unreserved = CharacterSet(charactersIn: "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~")
 
     public func product(id: Int) -> OpenMarketRequest {
         request("GET", path: dialect == .items ? "/item/\(id)" : "/api/products/\(id)", headers: [], body: .none)

@@ -31,25 +31,28 @@ public enum SalePrice {
 
 extension Dialect {
     /// The `discounted_price` that makes a buyer pay `salePrice`. G2/G3: the amount off, so the price
-    /// must be known. G1: the 2021 clients read its `discounted_price` as the price after the discount
-    /// (unverified, and kept here so it can change). No sale is 0 everywhere.
+    /// must be known, in whole cents (39.99 − 29.99 is not sent as 10.000000000000004); no sale is 0
+    /// off. G1: the 2021 clients read its `discounted_price` as the price after the discount
+    /// (unverified, and kept here so it can change), so no sale is the price itself: sent as 0 it
+    /// would list the product for nothing under that reading.
     func discountedPrice(price: Double?, salePrice: Double) -> Double? {
         switch self {
         case .items:
             guard let price else { return salePrice }
-            return SalePrice.effective(price: price, salePrice: salePrice) ?? 0
+            return SalePrice.effective(price: price, salePrice: salePrice) ?? price
         case .marketTraining, .openmarket:
             guard let price else { return nil }
-            return SalePrice.effective(price: price, salePrice: salePrice).map { price - $0 } ?? 0
+            return SalePrice.effective(price: price, salePrice: salePrice).map { ((price - $0) * 100).rounded() / 100 } ?? 0
         }
     }
 
-    /// What a buyer pays for `product` as this server answers it; nil without a sale.
+    /// What a buyer pays for `product` as this server answers it; nil without a sale. A G1
+    /// `discounted_price` of 0 (what older clients sent for no sale) is no sale, not a free product.
     public func salePrice(of product: ProductResponse) -> Double? {
         guard let price = product.price else { return nil }
         switch self {
         case .items:
-            return SalePrice.effective(price: price, salePrice: product.discountedPrice)
+            return SalePrice.effective(price: price, salePrice: product.discountedPrice.flatMap { $0 > 0 ? $0 : nil })
         case .marketTraining, .openmarket:
             let bargain = product.bargainPrice ?? product.discountedPrice.map { price - $0 }
             return SalePrice.effective(price: price, salePrice: bargain)
