@@ -71,9 +71,12 @@ public struct ProductSubmission: Sendable {
                                  images: images, request: try client.requests.edit(id: id, change, images: images, credentials: credentials))
     }
 
-    /// Sends the request and records it; the product as the server answers it.
+    /// Sends the request and records it, holding the products folder meanwhile (`PublishLedger.lock`);
+    /// the product as the server answers it.
     public func send() async throws -> ProductResponse {
         let server = client.requests.baseURL
+        let lock = try productsFolder.map(PublishLedger.lock)
+        defer { withExtendedLifetime(lock) {} }
         switch change {
         case .register(let draft):
             guard let productsFolder, let folder else { return try await client.register(draft, images: images, credentials: credentials) }

@@ -27,6 +27,8 @@ public enum PublishingError: Error, Sendable, Equatable, CustomStringConvertible
     /// A product folder to register is already in the publish record at `record`: as listing
     /// `productID`, or as a register never answered (nil). Registering it again would list it twice.
     case alreadyRecorded(folder: String, productID: Int?, record: String)
+    /// Another command that changes listings holds the products folder (`PublishLedger.lock`).
+    case folderInUse(String)
 
     public var description: String {
         switch self {
@@ -46,6 +48,8 @@ public enum PublishingError: Error, Sendable, Equatable, CustomStringConvertible
                 + "to list it anew, delete it first (market-images delete \(id) --products …)"
         case .alreadyRecorded(let folder, nil, let record):
             "a register of \(folder) was sent and never answered (\(record)): publish looks the listing up before anything is sent again"
+        case .folderInUse(let folder):
+            "another publish or register is using \(folder) now (two at once could list a product twice): run again when it has finished"
         }
     }
 }

@@ -8,8 +8,9 @@ import MarketUploader
 /// The product list is read a page at a time, newest first, while it can still hold a recorded
 /// product and a page costs less than reading the products it may hold one by one; what it did not
 /// show is then read product by product, which also tells a deleted listing (404) from one that is
-/// only not listed. So the cost is at most one request per recorded product, and one list request
-/// per page when they are all recent (`cost`).
+/// only not listed (a 404 is read twice, the servers' settling time apart). So the cost is at most
+/// one request per recorded product (two for a deleted one), and one list request per page when
+/// they are all recent (`cost`).
 public struct ServerListings: Sendable {
     /// Each recorded product the server has, by id.
     public private(set) var listings: [Int: ProductResponse] = [:]
@@ -37,18 +38,27 @@ public struct ServerListings: Sendable {
                 if ended || listed.products.contains(where: { $0.id < oldest }) { break }
                 page += 1
             }
-            for id in missing.sorted() {
-                held.productsRead += 1
-                do {
-                    held.listings[id] = try await client.product(id: id)
-                } catch .notFound {
-                    held.gone.insert(id)
-                }
-            }
+            var notFound: [Int] = []
+            for id in missing.sorted() where try await !held.read(id, from: client) { notFound.append(id) }
+            // A listing another client has just edited answers 404 for a moment too: only a second
+            // 404, after the servers' settling time, is a deletion.
+            if !notFound.isEmpty { try? await Task.sleep(nanoseconds: UInt64(client.settleDelay * 1e9)) }
+            for id in notFound where try await !held.read(id, from: client) { held.gone.insert(id) }
         } catch {
             throw .serverUnreadable(error)
         }
         return held
+    }
+
+    /// Reads product `id` into `listings`; false when the server answers 404.
+    private mutating func read(_ id: Int, from client: OpenMarketClient) async throws(OpenMarketError) -> Bool {
+        productsRead += 1
+        do {
+            listings[id] = try await client.product(id: id)
+            return true
+        } catch .notFound {
+            return false
+        }
     }
 
     /// "2 list pages and 1 product (3 requests)": what reading the server cost.

@@ -120,6 +120,24 @@ final class ServerStateTests: PublishingTestCase {
         }
     }
 
+    /// A listing another client has just edited, not on the list page read, answers 404 for a
+    /// moment: read again, it is there, and it is edited back, not registered a second time.
+    func testAListingJustEditedElsewhereIsNotTakenForDeleted() async throws {
+        try await start(.openmarket)
+        _ = try productFolder("lamp", photos: ["photos/DSCN0010.jpg"], json: Self.lamp)
+        _ = try await publish()
+        let (id, _) = try await onlyListing(.openmarket)
+        _ = try await client.edit(id: id, ProductChange(stock: 1), credentials: Self.vendor)
+        try backdateRecord()
+        await server.arm(.status(200, body: #"{"pageNo":1,"itemsPerPage":100,"totalCount":0,"lastPage":1,"hasNext":false,"hasPrev":false,"pages":[]}"#), for: "GET")
+        await server.arm(.status(404, body: #"{"code":404,"message":"not found"}"#), for: "GET")
+        let planned = try await publish()
+        XCTAssertEqual(planned.map(\.action), [.edit], "\(planned.map(\.detail))")
+        let (now, stock) = try await onlyListing(.openmarket)
+        XCTAssertEqual(now, id)
+        XCTAssertEqual(stock, "3")
+    }
+
     /// `register FOLDER` records the listing where `publish` reads it: the publish that follows is
     /// unchanged, a second register is refused, and a register killed before its answer is adopted.
     func testRegisterThenPublishIsOneListing() async throws {

@@ -22,6 +22,7 @@ open class UploaderTestCase: XCTestCase {
     public func client(at url: URL, _ dialect: Dialect) -> OpenMarketClient {
         var client = OpenMarketClient(baseURL: url, dialect: dialect)
         client.retryDelay = 0.01
+        client.settleDelay = 0.01
         client.timeout = 5
         return client
     }

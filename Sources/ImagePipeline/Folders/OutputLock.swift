@@ -7,11 +7,11 @@ import Foundation
 /// lock file is safe only with a check on taking it: a run that opened the file just before another
 /// removed it holds a lock on a name no longer in the folder, so it takes the lock and then makes sure
 /// the name still leads to the file it locked, and tries again if not.
-final class OutputLock {
+public final class OutputLock: Sendable {
     private let descriptor: Int32
     private let path: String
 
-    init(folder: String) throws(ImagePipelineError) {
+    public init(folder: String) throws(ImagePipelineError) {
         path = (folder as NSString).appendingPathComponent(".market-images.lock")
         while true {
             let descriptor = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o644)

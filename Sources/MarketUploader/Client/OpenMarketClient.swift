@@ -20,6 +20,9 @@ public struct OpenMarketClient: Sendable {
     /// Extra attempts for a safe request, with a doubling pause starting at `retryDelay`.
     public var retries = 2
     public var retryDelay: TimeInterval = 0.5
+    /// How long the servers may answer 404 for a listing just registered or edited, by any client
+    /// (about a second, measured): a 404 is read again after this pause before it counts as deleted.
+    public var settleDelay: TimeInterval = 2
     /// Same-server redirects a read follows before giving up.
     static let maxRedirects = 5
 

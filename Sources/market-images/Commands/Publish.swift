@@ -76,6 +76,8 @@ struct Publish: AsyncParsableCommand {
         // Each product's own are named with its step; these are the products folder's.
         for warning in folder.warnings { Terminal.standardError.warning(warning) }
         guard !folder.productFolders.isEmpty else { throw ValidationError("\(products) has no product folders with photos") }
+        let lock = connection.dryRun ? nil : try PublishLedger.lock(products)
+        defer { withExtendedLifetime(lock) {} }
         var run = try PublishRun(productsFolder: products, server: server, client: try connection.client(),
                                  credentials: try connection.credentials, photos: photos.photoCache)
         run.allowRecreate = recreate

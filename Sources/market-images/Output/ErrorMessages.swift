@@ -76,7 +76,7 @@ extension PublishingError {
         switch self {
         case .productFile(let path, let problems): problems.map { "\(Terminal.display(path)): \($0)" }.joined(separator: "\n")
         case .serverUnreadable(let error): description + (error.message.hasPrefix(error.description + ";") ? String(error.message.dropFirst(error.description.count)) : "")
-        case .missingFields, .photosFailed, .preparationStopped, .mayHaveBeenListed, .noFolderToAdopt, .alreadyRecorded: description
+        case .missingFields, .photosFailed, .preparationStopped, .mayHaveBeenListed, .noFolderToAdopt, .alreadyRecorded, .folderInUse: description
         }
     }
 }

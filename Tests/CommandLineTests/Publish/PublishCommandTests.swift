@@ -17,6 +17,26 @@ final class PublishCommandTests: CommandLineTestCase {
         await server.products.keys.sorted()
     }
 
+    /// A second publish of a products folder while one runs stops before planning, saying why, and
+    /// sends nothing: both would plan the same new folder as a register.
+    func testAPublishWhileAnotherRunsStopsAndSendsNothing() async throws {
+        _ = try await startServer(.openmarket)
+        _ = try productFolder("mug", photos: ["photos/DSCN0010.jpg"])
+        do {
+            let running = try OutputLock(folder: products)
+            let second = try tool(["publish", products])
+            XCTAssertEqual(second.status, 1, second.stderr)
+            XCTAssertTrue(second.stderr.contains("another publish or register is using \(products) now"), second.stderr)
+            let received = await server.received.count
+            XCTAssertEqual(received, 0)
+            withExtendedLifetime(running) {}
+        }
+        let after = try tool(["publish", products])
+        XCTAssertEqual(after.status, 0, after.stderr)
+        let ids = await productIDs()
+        XCTAssertEqual(ids.count, 1)
+    }
+
     func testThePlanOutcomesWarningsAndFailuresArePrintedOnceEach() async throws {
         _ = try await startServer(.openmarket)
         let mug = try productFolder("mug", photos: ["photos/DSCN0010.jpg", "photos/DSCN0010.jpg"])
