@@ -41,21 +41,24 @@ struct ListingSearch: Sendable {
         let matcher = ListingMatcher(sent: snapshot, dialect: client.requests.dialect, sentAt: Date())
         let priced = named.filter { matcher.differences($0).allSatisfy { !["price", "sale_price", "currency"].contains($0.field) } }
         var same: [ProductResponse] = []
-        for listing in priced where await holdsPhotos(of: snapshot, listing) { same.append(listing) }
+        for listing in priced { if let whole = await holding(snapshot, listing) { same.append(whole) } }
         if same.count == 1 { return .same(same[0]) }
         if !priced.isEmpty { return .possible(priced) }
         return named.isEmpty ? .nothing : .named(named)
     }
 
-    /// Whether `listing`'s images are the bytes of the folder's prepared photos. An image that cannot
-    /// be read (another host, gone) makes it no match.
-    private func holdsPhotos(of snapshot: ListingSnapshot, _ listing: ProductResponse) async -> Bool {
-        guard listing.images.count == snapshot.images.count else { return false }
+    /// `listed` as the server holds it, when its images are the bytes of the folder's prepared photos.
+    /// A list page may show no images or description (the real servers' pages carry a thumbnail
+    /// only), so the product is read whole then. An image that cannot be read (another host, gone)
+    /// makes it no match.
+    private func holding(_ snapshot: ListingSnapshot, _ listed: ProductResponse) async -> ProductResponse? {
+        guard let listing = listed.images.isEmpty || listed.description == nil ? try? await client.product(id: listed.id) : listed,
+              listing.images.count == snapshot.images.count else { return nil }
         var fingerprints: [String] = []
         for image in listing.images {
-            guard let url = URL(string: image.url), let data = try? await client.image(at: url) else { return false }
+            guard let url = URL(string: image.url), let data = try? await client.image(at: url) else { return nil }
             fingerprints.append(Fingerprint.hex(data))
         }
-        return fingerprints.sorted() == FolderRename.photos(snapshot)
+        return fingerprints.sorted() == FolderRename.photos(snapshot) ? listing : nil
     }
 }

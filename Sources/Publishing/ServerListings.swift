@@ -32,7 +32,9 @@ public struct ServerListings: Sendable {
             while let oldest = missing.min(), held.pagesRead < missing.count {
                 let listed = try await client.products(page: page, itemsPerPage: pageSize)
                 held.pagesRead += 1
-                for product in listed.products where missing.remove(product.id) != nil { held.listings[product.id] = product }
+                for product in listed.products where isWhole(product, client.requests.dialect) && missing.remove(product.id) != nil {
+                    held.listings[product.id] = product
+                }
                 // Newest first: once a page reaches below the oldest missing id, later pages hold older ones.
                 let ended = listed.products.isEmpty || (client.requests.dialect != .items && !listed.hasNext)
                 if ended || listed.products.contains(where: { $0.id < oldest }) { break }
@@ -48,6 +50,13 @@ public struct ServerListings: Sendable {
             throw .serverUnreadable(error)
         }
         return held
+    }
+
+    /// Whether a list page's `product` shows all a plan compares: the real servers' pages may leave
+    /// out the description, and on items, whose photos another client can replace, the images. One
+    /// that does not is read whole, as one not listed is.
+    private static func isWhole(_ product: ProductResponse, _ dialect: Dialect) -> Bool {
+        product.description != nil && (dialect != .items || !product.images.isEmpty)
     }
 
     /// Reads product `id` into `listings`; false when the server answers 404.

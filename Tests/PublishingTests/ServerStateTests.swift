@@ -138,6 +138,33 @@ final class ServerStateTests: PublishingTestCase {
         XCTAssertEqual(stock, "3")
     }
 
+    /// List pages as the real servers send them (no description, no images): a listing another tool
+    /// registered is still adopted by its photos, and a description, or on items the photos, changed
+    /// by another client are still seen and put back.
+    func testListPagesWithoutDescriptionsOrImagesAreReadWhole() async throws {
+        for dialect in Dialect.allCases {
+            try await start(dialect)
+            await server.listSummaries()
+            let folder = try productFolder("lamp", photos: ["photos/DSCN0010.jpg"], json: Self.lamp)
+            var draft = try ProductFile.draft(folder: folder, overrides: ProductChange())
+            draft.description = "Registered by another tool."
+            let other = try await client.register(draft, images: try photoCache.prepare([folder]).uploads(), credentials: credentials(for: dialect))
+            let adopted = try await publish()
+            XCTAssertEqual(adopted.map(\.action), [.adopt, .edit], "\(dialect): \(adopted.map(\.detail))")
+            XCTAssertEqual(adopted.map(\.productID), [other.id, other.id])
+
+            _ = try await client.edit(id: other.id, ProductChange(description: "Changed in the app."), credentials: credentials(for: dialect))
+            let described = try await plan()
+            XCTAssertEqual(described.map(\.action), [.edit], "\(dialect): \(described.map(\.detail))")
+            if dialect == .items {
+                _ = try await client.edit(id: other.id, ProductChange(), images: [try Self.jpeg(), try Self.jpeg("b.jpg")], credentials: credentials(for: dialect))
+                let replaced = try await plan()
+                XCTAssertEqual(replaced.map(\.action), [.replaceImages], "\(dialect): \(replaced.map(\.detail))")
+            }
+            try FileManager.default.removeItem(atPath: products)
+        }
+    }
+
     /// `register FOLDER` records the listing where `publish` reads it: the publish that follows is
     /// unchanged, a second register is refused, and a register killed before its answer is adopted.
     func testRegisterThenPublishIsOneListing() async throws {

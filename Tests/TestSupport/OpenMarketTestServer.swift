@@ -60,6 +60,7 @@ public actor OpenMarketTestServer {
     private var task: Task<Void, Error>?
     public private(set) var received: [Received] = []
     public private(set) var products: [Int: Stored] = [:]
+    private var listsSummaries = false
     private var nextID = 100
     /// Each with the method of the requests it waits for (nil: any).
     private var faults: [(fault: Fault, method: String?)] = []
@@ -171,7 +172,7 @@ public actor OpenMarketTestServer {
             return try editItem(try productID(path[1]), request)
         case (.items, "GET", 2) where path[0] == "items":
             let page = try productID(path[1])
-            return json(["page": page, "items": try newestFirst(page: page, perPage: 20).map(itemJSON)])
+            return json(["page": page, "items": try newestFirst(page: page, perPage: 20).map(itemJSON).map(listed)])
         case (_, "GET", 2) where path == ["api", "products"]:
             return listJSON(request.query)
         case (.items, "GET", 2) where path[0] == "item":
@@ -369,8 +370,17 @@ public actor OpenMarketTestServer {
         let camel = dialect == .openmarket
         return json([camel ? "pageNo" : "page_no": page, camel ? "itemsPerPage" : "items_per_page": perPage,
                      camel ? "totalCount" : "total_count": matching.count, camel ? "hasNext" : "has_next": hasNext,
-                     camel ? "hasPrev" : "has_prev": page > 1, "pages": pages.map(productJSON)])
+                     camel ? "hasPrev" : "has_prev": page > 1, "pages": pages.map(productJSON).map(listed)])
     }
+
+    /// A product as a list page shows it: whole, or with `listsSummaries` as the real servers' pages
+    /// (no description, no images: a thumbnail only).
+    private func listed(_ product: [String: Any]) -> [String: Any] {
+        listsSummaries ? product.filter { !["description", "descriptions", "images"].contains($0.key) } : product
+    }
+
+    /// List pages without descriptions and images, as the real servers send them.
+    public func listSummaries() { listsSummaries = true }
 
     private func newestFirst(_ listed: [Stored]? = nil, page: Int, perPage: Int) -> [Stored] {
         let sorted = (listed ?? Array(products.values)).sorted { $0.id > $1.id }
