@@ -9,6 +9,9 @@ import MarketUploader
 /// and looks them up instead of listing one twice.
 public struct PublishLedger: Codable, Sendable {
     public static let fileName = ".openmarket-published.json"
+    /// How long after a register the servers may not show the listing yet (404 for it, no row in a
+    /// list): until then, a missing listing is not taken as deleted or never made.
+    public static let listingDelay: TimeInterval = 60
 
     public struct Entry: Codable, Equatable, Sendable {
         public enum State: String, Codable, Sendable { case pending, registered }

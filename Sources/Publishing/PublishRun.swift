@@ -125,6 +125,9 @@ public struct PublishRun: Sendable {
             switch await adopt(name: name, entry: entry, current: snapshot) {
             case .adopted(let step):
                 steps.append(step)
+            case .nothingFound where resendPending && Date().timeIntervalSince(entry.at) < PublishLedger.listingDelay:
+                return [.failed(name, .pending, "the unanswered register was sent \(Int(Date().timeIntervalSince(entry.at))) s ago and the servers "
+                                + "can take a minute to list a product: --resend-pending sends it again only after that, so run again then")]
             case .nothingFound where resendPending:
                 return [PublishStep(folder: name, action: entry.replaces == nil ? .register : .recreate, productID: entry.replaces,
                                     detail: "looked again and no listing matches the unanswered register: sending it again "
@@ -147,7 +150,7 @@ public struct PublishRun: Sendable {
         if let entry = ledger.entries[entryKey], entry.state == .registered, let id = entry.productID, let read = serverRead {
             if let listing = read.listings[id] {
                 held = entry.sent.map { HeldListing(listing, sent: $0, dialect: dialect) }
-            } else if read.gone.contains(id), Date().timeIntervalSince(entry.at) > 60 {
+            } else if read.gone.contains(id), Date().timeIntervalSince(entry.at) > PublishLedger.listingDelay {
                 // Forgotten here; the register that follows records the new listing. Within a minute
                 // of the record the servers still answer 404 for a new listing: planned from the record.
                 (goneID, ledger.entries[entryKey]) = (id, nil)

@@ -26,6 +26,14 @@ final class RegisterFailureTests: PublishingTestCase {
         var posts = await postCount()
         XCTAssertEqual(posts, 1, "the pending product was not sent again")
 
+        // Within a minute of the register the servers may not list it yet: not sent again.
+        let early = try await publish { $0.resendPending = true }
+        XCTAssertEqual(early.map(\.action), [.pending])
+        XCTAssertTrue(early[0].detail.contains("can take a minute to list a product"), early[0].detail)
+        posts = await postCount()
+        XCTAssertEqual(posts, 1)
+
+        try backdateRecord()
         let resent = try await publish { $0.resendPending = true }
         XCTAssertEqual(resent.map(\.result), [.done], "\(resent.map { $0.error ?? "" })")
         posts = await postCount()

@@ -306,14 +306,4 @@ final class ServerStateTests: PublishingTestCase {
         let after = await server.products.count
         XCTAssertEqual(after, 2)
     }
-
-    /// The record's times set an hour back: the servers answer 404 for a new listing for a moment,
-    /// so only an older one is taken as deleted.
-    private func backdateRecord() throws {
-        let path = products + "/" + PublishLedger.fileName
-        let ledger = try ledgerText()
-        try NSRegularExpression(pattern: #""at" : "[^"]+""#)
-            .stringByReplacingMatches(in: ledger, range: NSRange(ledger.startIndex..., in: ledger), withTemplate: #""at" : "2026-01-01T00:00:00Z""#)
-            .write(toFile: path, atomically: true, encoding: .utf8)
-    }
 }

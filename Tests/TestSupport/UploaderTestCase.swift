@@ -72,6 +72,16 @@ open class ProductFoldersTestCase: UploaderTestCase {
 
     public var products: String { root + "/products" }
 
+    /// The publish record's times set back to January: the servers may not show a new listing for a
+    /// moment, so only an older one is taken as deleted, or its unanswered register sent again.
+    public func backdateRecord() throws {
+        let path = products + "/.openmarket-published.json"
+        let ledger = try String(contentsOfFile: path, encoding: .utf8)
+        try NSRegularExpression(pattern: #""at" : "[^"]+""#)
+            .stringByReplacingMatches(in: ledger, range: NSRange(ledger.startIndex..., in: ledger), withTemplate: #""at" : "2026-01-01T00:00:00Z""#)
+            .write(toFile: path, atomically: true, encoding: .utf8)
+    }
+
     /// The ledger, the prepared-photo cache, everything the commands wrote: no secret in any of it.
     public static func assertNoSecretOnDisk(under root: String) {
         for relative in FileManager.default.subpaths(atPath: root) ?? [] {

@@ -89,6 +89,7 @@ final class PublishCommandTests: CommandLineTestCase {
         XCTAssertTrue(pending.stdout.contains("lamp: adopted product \(lamp)"), pending.stdout)
         XCTAssertTrue(pending.stdout.contains("no listing on the server matches") && pending.stdout.contains("--resend-pending"), pending.stdout)
         XCTAssertFalse(pending.stderr.contains("no listing on the server matches"), "named once, in the plan: \(pending.stderr)")
+        try backdateRecord()
         let resent = try tool(["publish", products, "--allow-small", "--resend-pending"])
         XCTAssertEqual(resent.status, 0, resent.stderr)
         XCTAssertTrue(resent.stdout.contains("cup: registered product"), resent.stdout)
