@@ -40,6 +40,10 @@ public enum PublishPlanner {
         switch SyncAction.plan(current: snapshot, sent: compared, productID: entry.productID, dialect: dialect, allowRecreate: allowRecreate) {
         case .register:
             (step.action, step.detail) = (.register, registering)
+        case .unchanged where held != nil && recorded != snapshot:
+            // The server holds the folder's, the record something else (an edit whose answer was
+            // lost): the record is brought in line, or a dry run would plan that edit for ever.
+            step.detail = "the server holds what the folder does: the record is brought in line"
         case .unchanged:
             step.payload = nil
         case .edit(let change):

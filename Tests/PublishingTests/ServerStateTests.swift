@@ -76,6 +76,8 @@ final class ServerStateTests: PublishingTestCase {
             XCTAssertEqual(after, sent, "\(dialect): nothing sent twice")
             let (_, now) = try await onlyListing(dialect)
             XCTAssertEqual(now, "4")
+            let dry = try await plan { $0.dryRun = true }
+            XCTAssertEqual(dry.map(\.action), [.unchanged], "\(dialect): the record follows the server: \(dry.map(\.detail))")
             try FileManager.default.removeItem(atPath: products)
         }
     }
