@@ -54,11 +54,17 @@ struct ListingSearch: Sendable {
     private func holding(_ snapshot: ListingSnapshot, _ listed: ProductResponse) async -> ProductResponse? {
         guard let listing = listed.images.isEmpty || listed.description == nil ? try? await client.product(id: listed.id) : listed,
               listing.images.count == snapshot.images.count else { return nil }
+        return await Self.holds(snapshot, listing, client: client) ? listing : nil
+    }
+
+    /// Whether `listing`'s images are the bytes of `snapshot`'s photos, each read once from the server.
+    static func holds(_ snapshot: ListingSnapshot, _ listing: ProductResponse, client: OpenMarketClient) async -> Bool {
+        guard listing.images.count == snapshot.images.count else { return false }
         var fingerprints: [String] = []
         for image in listing.images {
-            guard let url = URL(string: image.url), let data = try? await client.image(at: url) else { return nil }
+            guard let url = URL(string: image.url), let data = try? await client.image(at: url) else { return false }
             fingerprints.append(Fingerprint.hex(data))
         }
-        return fingerprints.sorted() == FolderRename.photos(snapshot) ? listing : nil
+        return fingerprints.sorted() == FolderRename.photos(snapshot)
     }
 }

@@ -312,13 +312,21 @@ public struct PublishRun: Sendable {
                 return .failed(name, .adopt, productID: id, "product \(id) belongs to vendor \(theirs), not to this account's vendor \(ours)")
             }
             let fields = HeldListing.fields(of: listing, over: current.fields, dialect: dialect)
-            try record(name, listing: listing, sent: ListingSnapshot(fields: fields, images: current.images), replaces: nil)
+            // Its photos are the folder's when their bytes are; otherwise items, whose photos can
+            // change, records the server's so the next step replaces them, and on the others (which
+            // may re-encode what they are sent) the seller is told.
+            let same = await ListingSearch.holds(current, listing, client: client)
+            let replaceable = !same && dialect.canChangeImages && !listing.images.isEmpty
+            let images = replaceable ? listing.images.map { "on the server: " + $0.url } : current.images
+            try record(name, listing: listing, sent: ListingSnapshot(fields: fields, images: images), replaces: nil)
             if let other {
                 try write(other.folder, nil)
                 adoptedFrom.insert(other.folder)
             }
-            let photos = listing.images.isEmpty || listing.images.count == current.images.count ? ""
-                : "; it has \(NumberText.count(listing.images.count, "photo")), the folder \(current.images.count): publish cannot compare photos, so check them"
+            let photos = same || listing.images.isEmpty ? ""
+                : replaceable ? "; its photos are not the folder's: the next step sends the folder's"
+                : "; its \(NumberText.count(listing.images.count, "photo")) are not byte for byte the folder's \(current.images.count): "
+                    + "check them, and if they differ, --recreate replaces the listing"
             return PublishStep(folder: name, action: .adopt, productID: id, detail: "recorded by hand as this folder's listing" + photos, result: .done)
         } catch {
             return .failed(name, .adopt, productID: id, describe(error))

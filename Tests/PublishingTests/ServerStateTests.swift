@@ -282,6 +282,14 @@ final class ServerStateTests: PublishingTestCase {
             let adopted = try await publish { $0.adoptions = ["old-lamp": id] }
             XCTAssertEqual(adopted.first?.action, .adopt, "\(dialect): \(adopted.map { $0.error ?? $0.detail })")
             XCTAssertEqual(adopted.first?.result, .done)
+            // Its photos are not the folder's: items replaces them; the others name them.
+            if dialect == .items {
+                XCTAssertEqual(adopted.map(\.action), [.adopt, .replaceImages], "\(adopted.map(\.detail))")
+                let held = await server.products[id]?.images.map(\.data)
+                XCTAssertEqual(held, try photoCache.prepare([products + "/old-lamp"]).uploads().map(\.data))
+            } else {
+                XCTAssertTrue(adopted[0].detail.contains("--recreate replaces the listing"), adopted[0].detail)
+            }
             XCTAssertFalse(adopted.contains { $0.action == .orphaned || $0.action == .register }, "\(adopted.map(\.action))")
             XCTAssertEqual(try PublishLedger.load(from: products).entries(on: baseURL).map(\.folder), ["old-lamp"])
             let handedOver = try await onlyListing(dialect)
