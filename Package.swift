@@ -12,6 +12,9 @@ let package = Package(
         .library(name: "Publishing", targets: ["Publishing"]),
         .library(name: "ProductPreview", targets: ["ProductPreview"]),
         .executable(name: "market-images", targets: ["market-images"]),
+        // The background model's runtime: OpenCV's DNN behind a C API, a shared library that the tool
+        // loads with dlopen only for --background, so neither the tool nor its package depends on OpenCV.
+        .library(name: "MarketImagesMask", type: .dynamic, targets: ["CBackgroundMask"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
@@ -42,6 +45,13 @@ let package = Package(
         ),
         // Our own C kernels (the JPEG decode to a fit and its Lanczos3 shrink), compiled once.
         .target(name: "CKernels", dependencies: ["CVips"], linkerSettings: [.linkedLibrary("jpeg")]),
+        // U²-Net-p through Debian 12's OpenCV 4.6 (libopencv-dnn-dev, which ships no pkg-config file:
+        // hence the include path as a flag). Nothing links it: MaskRuntime opens the library by name.
+        .target(
+            name: "CBackgroundMask",
+            cxxSettings: [.unsafeFlags(["-I/usr/include/opencv4", "-I/usr/local/include/opencv4", "-I/opt/homebrew/include/opencv4"])],
+            linkerSettings: [.linkedLibrary("opencv_dnn"), .linkedLibrary("opencv_imgproc"), .linkedLibrary("opencv_core")]
+        ),
         .target(name: "ImagePipeline", dependencies: ["CVips", "CKernels", .product(name: "Crypto", package: "swift-crypto")]),
         // Foundation and swift-crypto (CryptoKit on Apple platforms) only: an iOS app uses this target,
         // and libvips is not available there.
