@@ -6,14 +6,11 @@
 # Prints IoU at 128 against the truth, the seconds per mask, and the mask's product and unsure shares.
 # Usage: Benchmarks/background.sh [LIBRARY] [MODEL]
 set -euo pipefail
-here="$(cd "$(dirname "$0")/.." && pwd)"
+source "$(dirname "$0")/products-setup.sh"
 library="${1:-$here/.build/debug/libMarketImagesMask.so}"
 model="${2:-${XDG_DATA_HOME:-$HOME/.local/share}/market-images/u2netp.onnx}"
-work="$(mktemp -d)"
-trap 'rm -rf "$work"' EXIT
-python3 "$here/Tests/Fixtures/products/make.py" "$here/Tests/Fixtures" "$work" >/dev/null
 uptime
-taskset -c 0 python3 - "$library" "$model" "$work" <<'PYTHON'
+taskset -c 0 python3 - "$library" "$model" "$work/cases" <<'PYTHON'
 import ctypes, glob, os, sys, time
 import numpy as np
 from PIL import Image

@@ -6,15 +6,12 @@
 # long side is a false alarm (the made photos are 800 px).
 # Usage: Benchmarks/listing-rules.sh [CORPUS_FOLDER] [BINARY]
 set -euo pipefail
-here="$(cd "$(dirname "$0")/.." && pwd)"
+source "$(dirname "$0")/products-setup.sh"
 corpus="${1:-$here/../shared/corpus}"
 binary="${2:-$here/.build/debug/market-images}"
-work="$(mktemp -d)"
-trap 'rm -rf "$work"' EXIT
 mkdir -p "$work/corpus" "$work/made"
 for folder in photos color alpha orientation; do cp "$corpus/$folder"/* "$work/corpus/"; done
 rm -f "$work"/corpus/*.md
-python3 "$here/Tests/Fixtures/products/make.py" "$here/Tests/Fixtures" "$work/cases" >/dev/null
 for file in "$work"/cases/*.png; do case "$file" in *.truth.png) ;; *) cp "$file" "$work/made/" ;; esac; done
 "$binary" prepare "$work/made" --out "$work/white" --background white --quiet >/dev/null 2>&1 || true
 kinds() { sed -n 's/^warning: [^:]*: \(.*\), \(Amazon\|eBay\|Coupang\|Naver\|OpenMarket\) .*/\1/p' | sed -E 's/[0-9]+/N/g' | sort | uniq -c; }

@@ -44,6 +44,28 @@ static int band(const unsigned char *rgb, int width, int height, int side, const
     return depth;
 }
 
+int mi_product_box(const unsigned char *rgb, int width, int height, int box[4]) {
+    memset(box, 0, 4 * sizeof *box);
+    int *columns = calloc((size_t)width, sizeof *columns);
+    if (!columns) return -1;
+    int row_needed = width / 500 < 2 ? 2 : width / 500, column_needed = height / 500 < 2 ? 2 : height / 500;
+    int y0 = -1, y1 = -1;
+    for (int y = 0; y < height; y++) {
+        int count = 0;
+        for (int x = 0; x < width; x++) {
+            if (!is_white(at(rgb, width, x, y), MI_FRAME_PRODUCT)) { count++; columns[x]++; }
+        }
+        if (count >= row_needed) { if (y0 < 0) y0 = y; y1 = y + 1; }
+    }
+    int x0 = -1, x1 = -1;
+    for (int x = 0; x < width; x++) {
+        if (columns[x] >= column_needed) { if (x0 < 0) x0 = x; x1 = x + 1; }
+    }
+    free(columns);
+    if (x0 >= 0 && y0 >= 0) { box[0] = x0; box[1] = y0; box[2] = x1; box[3] = y1; }
+    return 0;
+}
+
 int mi_photo_frame(const unsigned char *rgb, int width, int height, mi_photo_frame_t *out) {
     if (width < 8 || height < 8) return -1;
     memset(out, 0, sizeof *out);
@@ -64,24 +86,9 @@ int mi_photo_frame(const unsigned char *rgb, int width, int height, mi_photo_fra
     out->white_edge = (double)white / (double)band_pixels;
     out->pure_white_edge = (double)pure / (double)band_pixels;
 
-    // The product: rows and columns with at least 0.2% of their pixels (2 at least) not background.
-    int *columns = calloc((size_t)width, sizeof *columns);
-    if (!columns) return -1;
-    int row_needed = width / 500 < 2 ? 2 : width / 500, column_needed = height / 500 < 2 ? 2 : height / 500;
-    int y0 = -1, y1 = -1;
-    for (int y = 0; y < height; y++) {
-        int count = 0;
-        for (int x = 0; x < width; x++) {
-            if (!is_white(at(rgb, width, x, y), MI_FRAME_PRODUCT)) { count++; columns[x]++; }
-        }
-        if (count >= row_needed) { if (y0 < 0) y0 = y; y1 = y + 1; }
-    }
-    int x0 = -1, x1 = -1;
-    for (int x = 0; x < width; x++) {
-        if (columns[x] >= column_needed) { if (x0 < 0) x0 = x; x1 = x + 1; }
-    }
-    free(columns);
-    if (x0 >= 0 && y0 >= 0) { out->x0 = x0; out->y0 = y0; out->x1 = x1; out->y1 = y1; }
+    int box[4];
+    if (mi_product_box(rgb, width, height, box) != 0) return -1;
+    out->x0 = box[0]; out->y0 = box[1]; out->x1 = box[2]; out->y1 = box[3];
 
     // A border: the corner's colour running as a uniform band along all four sides, of about one
     // thickness, each ending in a sharp edge; at most a tenth of the short side.

@@ -69,13 +69,18 @@ typedef struct {
 /// A pixel with any channel under this is part of the product when the edges are white.
 #define MI_FRAME_PRODUCT 240
 
-/// Measures `rgb` into `out`. Returns 0, or -1 for an image under 8 × 8 pixels.
+/// The product's box in `rgb` (3 bytes a pixel): the rows and columns with at least 0.2% of their
+/// pixels (2 at least) darker than `MI_FRAME_PRODUCT` on some channel, as x0, y0, x1, y1 (x1, y1
+/// exclusive; all 0 when none). Returns 0, or -1 when out of memory.
+int mi_product_box(const unsigned char *rgb, int width, int height, int box[4]);
+
+/// Measures `rgb` into `out`. Returns 0, or -1 for an image under 8 × 8 pixels or out of memory.
 int mi_photo_frame(const unsigned char *rgb, int width, int height, mi_photo_frame_t *out);
 
 /// A product cut out of its photo by a mask and put on white: see background.c.
 typedef struct {
-    /// The product's bounding box as it shows on white: rows and columns with enough pixels darker
-    /// than `MI_FRAME_PRODUCT` in `out`, as `mi_photo_frame` reads it (x1, y1 exclusive); all 0 for none.
+    /// The product's bounding box as it shows on white: `mi_product_box` of `out`, as
+    /// `mi_photo_frame` reads it (x1, y1 exclusive); all 0 for none.
     int x0, y0, x1, y1;
     /// Share of the frame the mask holds as product (128 or more).
     double product;
@@ -86,7 +91,8 @@ typedef struct {
 
 /// `rgb` (3 bytes a pixel) with everything `mask` (one byte a pixel, 255 product) calls background
 /// made white, into `out`: the mask's soft edge is steepened (96 → 0, 224 → opaque) so no band of the
-/// old ground stays around the product. Measures the cut into `cut`. Returns 0, -1 under 8 × 8.
+/// old ground stays around the product. Measures the cut into `cut`. Returns 0, or -1 under 8 × 8
+/// or out of memory.
 int mi_white_background(const unsigned char *rgb, const unsigned char *mask, int width, int height, unsigned char *out, mi_cutout_t *cut);
 
 /// The background model's C API as libMarketImagesMask.so exports it (Sources/CBackgroundMask), which

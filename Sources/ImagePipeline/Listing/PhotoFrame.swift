@@ -28,13 +28,9 @@ public struct PhotoFrame: Sendable, Codable, Equatable {
     /// image under 8 px on a side, too small to judge (and already named by `PhotoShape`).
     public init?(_ image: DecodedImage) throws(ImagePipelineError) {
         guard image.width >= 8, image.height >= 8 else { return nil }
-        let flat = try image.flattened()
         var frame = mi_photo_frame_t()
-        let measured = try flat.withSRGBBytes(alpha: false) { rgb in
-            mi_photo_frame(rgb.baseAddress, Int32(flat.width), Int32(flat.height), &frame)
-        }
-        guard measured == 0 else { throw .processingFailed(detail: "the photo's frame could not be measured (out of memory)") }
-        (width, height) = (flat.width, flat.height)
+        try image.measure("the photo's frame") { mi_photo_frame($0, $1, $2, &frame) }
+        (width, height) = (image.width, image.height)
         whiteEdge = (frame.white_edge * 1000).rounded() / 1000
         pureWhiteEdge = (frame.pure_white_edge * 1000).rounded() / 1000
         product = frame.x1 > frame.x0 ? [Int(frame.x0), Int(frame.y0), Int(frame.x1 - frame.x0), Int(frame.y1 - frame.y0)] : nil

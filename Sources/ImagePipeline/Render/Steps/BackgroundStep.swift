@@ -29,7 +29,9 @@ struct BackgroundStep: RenderStep {
         }
         var white = [UInt8](repeating: 255, count: rgb.count)
         var cut = mi_cutout_t()
-        _ = mi_white_background(rgb, mask, Int32(width), Int32(height), &white, &cut)
+        guard mi_white_background(rgb, mask, Int32(width), Int32(height), &white, &cut) == 0 else {
+            throw .processingFailed(detail: "the product could not be put on white (out of memory)")
+        }
         try Self.check(cut)
         let composite = try flat.replacingPixels(white, width: width, height: height)
         return try Self.framed(composite, box: (Int(cut.x0), Int(cut.y0), Int(cut.x1 - cut.x0), Int(cut.y1 - cut.y0)), fill: background.fill)
