@@ -8,13 +8,8 @@ import XCTest
 /// actually 255 around it, and the typed failures (no model, nothing to cut out). Needs the model
 /// (`scripts/setup --tests` installs it).
 final class BackgroundTests: FolderTestCase {
-    private var cases = ""
-
-    override func setUpWithError() throws {
-        try super.setUpWithError()
-        cases = root + "/cases"
-        try ProductCases.make(into: cases)
-    }
+    /// Where each test makes the cases it reads.
+    private var cases: String { root + "/cases" }
 
     private func decoded(_ path: String) throws -> DecodedImage {
         try DecodedImage.decode(.file(path), maxPixels: .max) { _ in (100_000, 100_000) }
@@ -36,12 +31,31 @@ final class BackgroundTests: FolderTestCase {
         return Double(both) / Double(max(1, either))
     }
 
-    /// IoU on every textured case at least 0.90 and 0.94 on average (measured: 0.92–0.99, mean 0.95;
-    /// the mugs' handles are filled in, which is what keeps them lowest).
+    /// IoU on every textured case at least 0.91 and 0.95 on average (measured: 0.92–0.99, mean 0.958;
+    /// the mugs' handles are filled in, which is what keeps them lowest). Without the refinement along
+    /// the photo's edges (a guided filter of 0.6% of the long side instead of 2%) the mean is 0.943.
     func testMasksMatchTheKnownTruth() throws {
+        try ProductCases.make(ProductCases.textured, into: cases)
         let scores = try ProductCases.textured.map { try iou($0) }
-        for (name, score) in zip(ProductCases.textured, scores) { XCTAssertGreaterThanOrEqual(score, 0.90, name) }
-        XCTAssertGreaterThanOrEqual(scores.reduce(0, +) / Double(scores.count), 0.94, "\(scores)")
+        for (name, score) in zip(ProductCases.textured, scores) { XCTAssertGreaterThanOrEqual(score, 0.91, name) }
+        XCTAssertGreaterThanOrEqual(scores.reduce(0, +) / Double(scores.count), 0.95, "\(scores)")
+    }
+
+    /// Where the model should struggle, a white mug on white and a clear glass: either cut out as
+    /// well as the rest (measured 0.91 and 0.92 on these drawings) or named, never cut wrong in silence.
+    func testHardCasesAreCutWellOrNamed() throws {
+        try ProductCases.make(ProductCases.hard, into: cases)
+        var options = PrepareOptions()
+        options.background = ProductBackground()
+        let preparer = try ImagePreparer(options: options)
+        for name in ProductCases.hard {
+            do {
+                _ = try preparer.prepare(file: cases + "/\(name).png")
+                XCTAssertGreaterThanOrEqual(try iou(name), 0.85, "\(name) was cut out, so its mask must be good")
+            } catch ImagePipelineError.productNotFound {
+                // Named: what the seller is told instead of a damaged photo.
+            }
+        }
     }
 
     /// `prepare` with `--background white`: a square as large as the fitted photo, every pixel of
@@ -51,6 +65,7 @@ final class BackgroundTests: FolderTestCase {
         var options = PrepareOptions()
         (options.format, options.maxBytes, options.listing) = (.png, 20_000_000, "amazon")
         options.background = ProductBackground(fill: 0.85)
+        try ProductCases.make(["shoe-on-wood"], into: cases)
         let preparer = try ImagePreparer(options: options)
         let encoded = try preparer.encode(try preparer.decode(file: cases + "/shoe-on-wood.png"), stem: "shoe")
         XCTAssertEqual([encoded.format.rawValue, String(encoded.width), String(encoded.height)], ["png", "800", "800"])
@@ -74,6 +89,7 @@ final class BackgroundTests: FolderTestCase {
 
     /// `--fill` is the product's longer side against the square's, whatever the photo's shape.
     func testFillSetsTheProductsShare() throws {
+        try ProductCases.make(["bottle-on-cloth"], into: cases)
         for fill in [0.6, 0.95] {
             var options = PrepareOptions()
             (options.format, options.maxBytes, options.listing) = (.png, 20_000_000, "openmarket")
@@ -88,6 +104,7 @@ final class BackgroundTests: FolderTestCase {
     func testAMissingModelSaysWhatToInstall() throws {
         var options = PrepareOptions()
         options.background = ProductBackground(model: root + "/nowhere/u2netp.onnx")
+        try ProductCases.make(["mug-on-wood"], into: cases)
         let preparer = try ImagePreparer(options: options)
         XCTAssertThrowsError(try preparer.prepare(file: cases + "/mug-on-wood.png")) { error in
             XCTAssertEqual(error as? ImagePipelineError, .backgroundModelMissing(searched: [root + "/nowhere/u2netp.onnx"]))

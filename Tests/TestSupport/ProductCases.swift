@@ -9,8 +9,9 @@ public enum ProductCases {
     /// The cases made hard: white on white, glass.
     public static let hard = ["white-mug-on-white", "glass-on-cloth"]
 
-    /// Makes every case into `folder`: `NAME.png` and its truth `NAME.truth.png` (255 the product).
-    public static func make(into folder: String) throws {
-        _ = try ProcessOutput.run("/usr/bin/env", ["python3", Fixture.path("products/make.py"), Fixture.root.path, folder])
+    /// Makes the cases `names` (every one when empty) into `folder`: `NAME.png` and its truth
+    /// `NAME.truth.png` (255 the product).
+    public static func make(_ names: [String] = [], into folder: String) throws {
+        _ = try ProcessOutput.run("/usr/bin/env", ["python3", Fixture.path("products/make.py"), Fixture.root.path, folder] + names)
     }
 }

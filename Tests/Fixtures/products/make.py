@@ -5,7 +5,8 @@ a soft shadow onto a textured ground: a crop of a real photo from Tests/Fixtures
 garden, a street) or a woven cloth made here. The product's drawn alpha is the truth. Two cases the
 model is expected to fail are made too: a white mug on a white sheet and a clear glass.
 
-Usage: python3 make.py FIXTURES_DIR OUT_DIR   (writes NAME.png and NAME.truth.png per case; prints names)
+Usage: python3 make.py FIXTURES_DIR OUT_DIR [NAME...]   (writes NAME.png and NAME.truth.png per case,
+all of them or those named; prints the names)
 """
 import math
 import os
@@ -20,15 +21,12 @@ SIDE = 800
 def shaded(size, colour, light=0.55, dark=-0.35):
     """A horizontal light-to-dark ramp of `colour`: a rounded object lit from the left."""
     w, h = size
-    ramp = Image.new("RGB", size)
-    px = ramp.load()
+    row = Image.new("RGB", (w, 1))
     for x in range(w):
         t = x / max(1, w - 1)
         k = 1 + light * math.cos(t * math.pi * 0.9) if t < 0.5 else 1 + dark * (t - 0.5) * 2
-        c = tuple(max(0, min(255, int(v * k))) for v in colour)
-        for y in range(h):
-            px[x, y] = c
-    return ramp
+        row.putpixel((x, 0), tuple(max(0, min(255, int(v * k))) for v in colour))
+    return row.resize(size, Image.NEAREST)
 
 
 def mug(colour):
@@ -117,8 +115,9 @@ def composite(background, body, alpha, shadow=True):
 
 
 def main():
-    fixtures, out = sys.argv[1], sys.argv[2]
+    fixtures, out, wanted = sys.argv[1], sys.argv[2], set(sys.argv[3:])
     os.makedirs(out, exist_ok=True)
+    chosen = lambda name: not wanted or name in wanted
     grounds = {
         "wood": lambda: ground(fixtures, "photos/2569067123_aca715a2ee_o.jpg", (0, 1500, 1400, 2225)),
         "garden": lambda: ground(fixtures, "photos/flowers.jpeg", (400, 0, 1480, 1080)),
@@ -134,13 +133,26 @@ def main():
         ("shoe-on-cloth", shoe((30, 70, 140)), "cloth"),
     ]
     for name, (body, alpha), where in cases:
+        if not chosen(name):
+            continue
         composite(grounds[where](), body, alpha).save(os.path.join(out, name + ".png"))
         alpha.save(os.path.join(out, name + ".truth.png"))
         print(name)
     # Made to fail: a white mug on a white sheet, a clear glass on the cloth.
+    if chosen("white-mug-on-white"):
+        white_mug(out)
+    if chosen("glass-on-cloth"):
+        clear_glass(out)
+
+
+def white_mug(out):
     body, alpha = mug((250, 250, 248))
     composite(Image.new("RGB", (SIDE, SIDE), (246, 246, 244)), body, alpha, shadow=False).save(os.path.join(out, "white-mug-on-white.png"))
     alpha.save(os.path.join(out, "white-mug-on-white.truth.png"))
+    print("white-mug-on-white")
+
+
+def clear_glass(out):
     _, alpha = glass()
     seen = cloth(7)
     through = seen.filter(ImageFilter.GaussianBlur(2)).point(lambda v: min(255, v + 12))
@@ -151,7 +163,6 @@ def main():
     glassy.paste((235, 235, 235), (0, 0), rim)
     glassy.save(os.path.join(out, "glass-on-cloth.png"))
     alpha.save(os.path.join(out, "glass-on-cloth.truth.png"))
-    print("white-mug-on-white")
     print("glass-on-cloth")
 
 
