@@ -35,6 +35,15 @@ public enum ImagePipelineError: Error, Equatable, Sendable, CustomStringConverti
     /// libvips could not allocate what the image needs: the photo is too large for this process's
     /// memory now, not damaged.
     case outOfMemory(detail: String)
+    /// Replacing the background needs the segmentation model, which no package ships: where it was
+    /// looked for.
+    case backgroundModelMissing(searched: [String])
+    /// The model's runtime (OpenCV's DNN, through `libMarketImagesMask.so`) could not be loaded, or
+    /// could not run the model.
+    case backgroundUnavailable(detail: String)
+    /// The model found no product to keep, or could not tell it from its background (glass, a white
+    /// product on white): the photo is named rather than cut out wrong.
+    case productNotFound(detail: String)
 
     /// A stable name for the kind of error, for JSON reports and metrics.
     public var code: String {
@@ -58,6 +67,9 @@ public enum ImagePipelineError: Error, Equatable, Sendable, CustomStringConverti
         case .timedOut: "timed-out"
         case .overloaded: "overloaded"
         case .outOfMemory: "out-of-memory"
+        case .backgroundModelMissing: "background-model-missing"
+        case .backgroundUnavailable: "background-unavailable"
+        case .productNotFound: "product-not-found"
         }
     }
 
@@ -86,6 +98,9 @@ public enum ImagePipelineError: Error, Equatable, Sendable, CustomStringConverti
         case .timedOut(let limit): "stopped after \(String(format: "%g", limit.inSeconds)) s, the time one image may take"
         case .overloaded(let limit): "busy: every worker is taken and \(limit) jobs are waiting"
         case .outOfMemory: "not enough memory for an image this large"
+        case .backgroundModelMissing(let searched): "no background model (u2netp.onnx) at \(searched.joined(separator: " or "))"
+        case .backgroundUnavailable(let detail): "the background model could not run (\(detail))"
+        case .productNotFound(let detail): "the background was not replaced: \(detail)"
         }
     }
 

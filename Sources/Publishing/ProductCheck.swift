@@ -10,7 +10,8 @@ public struct ProductCheck: Sendable {
     public struct Leniency: Sendable {
         /// Photos too small or too narrow (`PhotoShape`) are warnings (`--allow-small`).
         public var allowOddShapes = false
-        /// Photos that look blurry, dark or blown out (`PhotoLook`) block the folder (`--strict`).
+        /// Photos that look blurry, dark or blown out (`PhotoLook`), or break the listing's
+        /// marketplace rules (`Marketplace`, with `--listing`), block the folder (`--strict`).
         public var strictLooks = false
 
         public init(allowOddShapes: Bool = false, strictLooks: Bool = false) {
@@ -31,6 +32,8 @@ public struct ProductCheck: Sendable {
     public var shapeProblems: [String] = []
     /// Photos that look blurry, too dark or blown out, with `strictLooks` (otherwise warnings).
     public var lookProblems: [String] = []
+    /// Photos that break the marketplace's rules (`--listing`), with `strictLooks` (otherwise warnings).
+    public var listingProblems: [String] = []
     /// What is wrong with the prepared set for the server: no photos, their count, bytes and types.
     public var photoProblems: [String] = []
     /// What is allowed but worth a look: photos not read or in subfolders, a deep sale, photos that
@@ -40,7 +43,7 @@ public struct ProductCheck: Sendable {
     public var images: [UploadImage] = []
 
     /// Everything that blocks the folder.
-    public var problems: [String] { fieldProblems + photoFailures + shapeProblems + lookProblems + photoProblems }
+    public var problems: [String] { fieldProblems + photoFailures + shapeProblems + lookProblems + listingProblems + photoProblems }
 
     /// Each prepared photo as compared for near-duplicates across products.
     public var photos: [PhotoDuplicates.Photo] {
@@ -69,13 +72,14 @@ public struct ProductCheck: Sendable {
         do {
             let prepared = try photos.prepare([folder], jobs: jobs, onEvent: onPhotoEvent)
             self.prepared = prepared
-            check(prepared, folder: folder, minEdge: photos.prepareOptions.shrinkFloor, rules: rules, leniency: leniency, describe: describe)
+            check(prepared, folder: folder, minEdge: photos.prepareOptions.shrinkFloor, marketplace: photos.prepareOptions.marketplace, rules: rules,
+                  leniency: leniency, describe: describe)
         } catch {
             photoFailures.append(describe(error))
         }
     }
 
-    private mutating func check(_ prepared: PreparedPhotos, folder: String, minEdge: Int, rules: ImageRules, leniency: Leniency,
+    private mutating func check(_ prepared: PreparedPhotos, folder: String, minEdge: Int, marketplace: Marketplace?, rules: ImageRules, leniency: Leniency,
                                 describe: (any Error) -> String) {
         warnings += prepared.warnings(of: folder)
         if let cause = prepared.report.stopCause { photoFailures.append(cause.description) }
@@ -85,8 +89,13 @@ public struct ProductCheck: Sendable {
         let looks = prepared.outputs.flatMap { output in (output.look?.problems ?? []).map { named(output, $0) } }
         // Each blocks when not allowed, and is then not also a warning.
         if !leniency.allowOddShapes { shapeProblems = shapes }
-        if leniency.strictLooks { lookProblems = looks }
-        warnings.removeAll { shapeProblems.contains($0) || lookProblems.contains($0) }
+        // A photo's listing problems are among its warnings as prepared; measured again from its frame, so a
+        // cached photo says them too.
+        let listings = prepared.outputs.flatMap { output in
+            output.frame.map { frame in (marketplace?.problems(frame) ?? []).map { named(output, $0) } } ?? []
+        }
+        if leniency.strictLooks { (lookProblems, listingProblems) = (looks, listings) }
+        warnings.removeAll { shapeProblems.contains($0) || lookProblems.contains($0) || listingProblems.contains($0) }
         if prepared.outputs.isEmpty && photoFailures.isEmpty {
             photoProblems.append("no photos: a product needs 1 to 5 JPEG, PNG, HEIC, WebP, AVIF, GIF or TIFF photos")
             warnings.removeAll { $0 == ProductScanner.noPhotos }

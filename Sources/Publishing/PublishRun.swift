@@ -102,6 +102,7 @@ public struct PublishRun: Sendable {
         guard check.problems.isEmpty, let draft = check.draft else {
             let allow = (check.shapeProblems.isEmpty ? "" : " (--allow-small lists it anyway)")
                 + (check.lookProblems.isEmpty ? "" : " (without --strict, how a photo looks is a warning)")
+                + (check.listingProblems.isEmpty ? "" : " (without --strict, a marketplace's photo rules are warnings)")
             var step = PublishStep.failed(name, .blocked, productID: ledger.entries[entryKey]?.productID,
                                           check.problems.joined(separator: "; ") + allow + "; nothing was sent")
             step.warnings = check.warnings + lookalikes

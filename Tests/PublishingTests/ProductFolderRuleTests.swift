@@ -137,6 +137,25 @@ final class ProductFolderRuleTests: PublishingTestCase {
         XCTAssertEqual(listed, 2, "warnings do not block")
     }
 
+    /// A marketplace's rules (`--listing`) are the photo's warnings in publish, each named with the
+    /// photo and the measure; `--strict` blocks on them, and says that without it they are warnings.
+    func testListingRulesAreWarningsAndStrictBlocksOnThem() async throws {
+        try await start()
+        prepareOptions.listing = "amazon"
+        _ = try productFolder("mug", photos: ["photos/DSCN0010.jpg"])
+        let expected = ["IMG_1.jpg: long side 640 px, Amazon wants 1000 px or more",
+                        "IMG_1.jpg: background 0% pure white at the edges, Amazon wants pure white (RGB 255)"]
+        let strict = try await plan { ($0.strictLooks, $0.dryRun) = (true, true) }
+        XCTAssertEqual(strict.step("mug")?.action, .blocked)
+        let detail = strict.step("mug")?.detail ?? ""
+        for problem in expected { XCTAssertTrue(detail.contains(problem), detail) }
+        XCTAssertTrue(detail.contains("(without --strict, a marketplace's photo rules are warnings)"), detail)
+
+        let published = try await publish()
+        XCTAssertEqual(published.map(\.result), [.done], "\(published.map { $0.error ?? "" })")
+        XCTAssertEqual(published[0].warnings.filter { $0.contains("Amazon") }, expected)
+    }
+
     /// A postage stamp blocks its product with the reason; allowing odd shapes lists it, with the
     /// reason as a warning named once.
     func testOddShapesBlockPublishingUnlessAllowed() async throws {

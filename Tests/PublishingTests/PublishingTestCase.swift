@@ -14,7 +14,9 @@ class PublishingTestCase: ProductFoldersTestCase {
         client = try await startServer(dialect)
     }
 
-    var photoCache: PhotoCache { PhotoCache(prepareOptions: PrepareOptions(), root: root + "/cache") }
+    /// What the photos are prepared with (a test may set a listing, say).
+    var prepareOptions = PrepareOptions()
+    var photoCache: PhotoCache { PhotoCache(prepareOptions: prepareOptions, root: root + "/cache") }
 
     /// A run over the products folder, with the options `configure` sets.
     func publishRun(_ configure: (inout PublishRun) -> Void = { _ in }) throws -> PublishRun {

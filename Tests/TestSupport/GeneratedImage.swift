@@ -3,7 +3,7 @@ import Foundation
 /// PNGs made for a test (Python's standard library writes them): seeded RGB noise, the photo no
 /// encoder can squeeze, so a byte budget has to shrink it; four flat quadrants, whose colours say by
 /// pixels where each corner of the image went (turned, mirrored, cut); and frames for the photo
-/// looks (a blank grey one, a plain studio shot).
+/// looks (a blank grey one, a plain studio shot); products on grounds for a listing's rules.
 public enum GeneratedImage {
     public static func noise(width: Int, height: Int, seed: Int = 1, to path: String) throws {
         try write("random.Random(seed).randbytes(width * height * 3)", width: width, height: height, seed: seed, to: path)
@@ -49,6 +49,19 @@ public enum GeneratedImage {
     public static func studioShot(width: Int, height: Int, to path: String) throws {
         let rows = "b''.join((bytes([140 + 40 * x // width] * 3) if ((x - width / 2) / (width / 5)) ** 2 + ((y - height / 2) / (height / 4)) ** 2 < 1 "
             + "else bytes([250, 250, 250])) for y in range(height) for x in range(width))"
+        try write(rows, width: width, height: height, seed: 0, to: path)
+    }
+
+    /// A product shot as marketplaces want it or not: a shaded grey-blue ellipse (the product) in
+    /// `product` (x, y, width, height) on a flat `ground` (255: pure white), with a `border` px band
+    /// of `borderGrey` added around all four sides when `border` > 0.
+    public static func product(width: Int, height: Int, product box: (x: Int, y: Int, width: Int, height: Int), ground: Int = 255,
+                               border: Int = 0, borderGrey: Int = 30, to path: String) throws {
+        let (cx, cy, rx, ry) = (Double(box.x) + Double(box.width) / 2, Double(box.y) + Double(box.height) / 2, Double(box.width) / 2, Double(box.height) / 2)
+        let inside = "((x + 0.5 - \(cx)) / \(rx)) ** 2 + ((y + 0.5 - \(cy)) / \(ry)) ** 2 < 1"
+        let edge = "(x < \(border) or y < \(border) or x >= width - \(border) or y >= height - \(border))"
+        let rows = "b''.join((bytes([\(borderGrey)] * 3) if \(edge) else bytes([60 + 100 * x // width, 80 + 60 * y // height, 150]) if \(inside) "
+            + "else bytes([\(ground)] * 3)) for y in range(height) for x in range(width))"
         try write(rows, width: width, height: height, seed: 0, to: path)
     }
 

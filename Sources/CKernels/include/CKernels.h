@@ -45,6 +45,64 @@ typedef struct {
 /// 0, or -1 for an image under 3 × 3 pixels or out of memory.
 int mi_photo_look(const unsigned char *rgb, int width, int height, int working_edge, mi_photo_look_t *out);
 
+/// How a photo sits in its frame, measured on 8-bit sRGB pixels (3 bytes a pixel, transparency
+/// already flattened onto white): what marketplaces' photo rules are about. See frame.c.
+typedef struct {
+    /// Share of the frame's edge band (the outermost 2% of the short side, at least 2 px) whose
+    /// pixels are white: every channel at `MI_FRAME_WHITE` or more.
+    double white_edge;
+    /// Share of that band at exactly 255 on every channel: pure white.
+    double pure_white_edge;
+    /// The product's bounding box: rows and columns with enough pixels darker than the background
+    /// (`MI_FRAME_PRODUCT` on some channel); x1, y1 exclusive. All 0 when no pixel is.
+    int x0, y0, x1, y1;
+    /// Thickness in pixels of a uniform band on all four sides whose inner neighbour line differs
+    /// from it over most of its length: an added border. 0 when there is none.
+    int border;
+    /// The border's mean colour.
+    int border_rgb[3];
+} mi_photo_frame_t;
+
+/// A pixel whose every channel is at least this is white (JPEG round trips of 255 land at 253–255;
+/// a seller's "white" sweep lit well reads 250 or more).
+#define MI_FRAME_WHITE 250
+/// A pixel with any channel under this is part of the product when the edges are white.
+#define MI_FRAME_PRODUCT 240
+
+/// The product's box in `rgb` (3 bytes a pixel): the rows and columns with at least 0.2% of their
+/// pixels (2 at least) darker than `MI_FRAME_PRODUCT` on some channel, as x0, y0, x1, y1 (x1, y1
+/// exclusive; all 0 when none). Returns 0, or -1 when out of memory.
+int mi_product_box(const unsigned char *rgb, int width, int height, int box[4]);
+
+/// Measures `rgb` into `out`. Returns 0, or -1 for an image under 8 × 8 pixels or out of memory.
+int mi_photo_frame(const unsigned char *rgb, int width, int height, mi_photo_frame_t *out);
+
+/// A product cut out of its photo by a mask and put on white: see background.c.
+typedef struct {
+    /// The product's bounding box as it shows on white: `mi_product_box` of `out`, as
+    /// `mi_photo_frame` reads it (x1, y1 exclusive); all 0 for none.
+    int x0, y0, x1, y1;
+    /// Share of the frame the mask holds as product (128 or more).
+    double product;
+    /// Share of the mask's non-background pixels (64 or more) that it is unsure of (64–191): high
+    /// when the model cannot tell the product from its ground (glass, white on white).
+    double unsure;
+} mi_cutout_t;
+
+/// `rgb` (3 bytes a pixel) with everything `mask` (one byte a pixel, 255 product) calls background
+/// made white, into `out`: the mask's soft edge is steepened (96 → 0, 224 → opaque) so no band of the
+/// old ground stays around the product. Measures the cut into `cut`. Returns 0, or -1 under 8 × 8
+/// or out of memory.
+int mi_white_background(const unsigned char *rgb, const unsigned char *mask, int width, int height, unsigned char *out, mi_cutout_t *cut);
+
+/// The background model's C API as libMarketImagesMask.so exports it (Sources/CBackgroundMask), which
+/// the pipeline looks up with dlsym so that neither it nor OpenCV is loaded unless asked for.
+typedef struct mi_mask_net mi_mask_net;
+typedef mi_mask_net *(*mi_mask_open_fn)(const char *path, char *error, size_t error_length);
+typedef int (*mi_mask_run_fn)(mi_mask_net *net, const unsigned char *rgb, int width, int height, int side, unsigned char *mask,
+                              char *error, size_t error_length);
+typedef void (*mi_mask_close_fn)(mi_mask_net *net);
+
 /// A render's stop signal: a deadline on the monotonic clock and a flag any thread may set. Owned by
 /// the caller; see watch.c.
 typedef struct mi_watch mi_watch;

@@ -19,6 +19,8 @@ public struct EncodedImage: Sendable, Equatable {
     /// Its SSIMULACRA2 against the pixels it was encoded from, when the quality was chosen by a
     /// perceptual target (`RenderSpec.targetScore`); nil otherwise.
     public var score: Double?
+    /// How it sits in its frame, for a listing's rules (`prepare` with `--listing`; nil elsewhere).
+    public var frame: PhotoFrame?
     /// A JPEG in 4:4:4, chosen by the perceptual search for fewer bytes at the same looks; 4:2:0 otherwise.
     public internal(set) var fullChroma = false
 
@@ -36,10 +38,10 @@ public struct EncodedImage: Sendable, Equatable {
 
     /// This image with what a caller knows beyond the encode: warnings, the source's stem, and the
     /// encodes spent before this one (a PNG that did not fit).
-    func described(warnings: [String], stem: String, encodesBefore: Int = 0, look: PhotoLook? = nil) -> EncodedImage {
+    func described(warnings: [String], stem: String, encodesBefore: Int = 0, look: PhotoLook? = nil, frame: PhotoFrame? = nil) -> EncodedImage {
         var image = EncodedImage(data: data, format: format, width: width, height: height, quality: quality,
                                  encodes: encodesBefore + encodes, warnings: warnings, stem: stem)
-        (image.look, image.score, image.fullChroma) = (look, score, fullChroma)
+        (image.look, image.score, image.fullChroma, image.frame) = (look, score, fullChroma, frame)
         return image
     }
 

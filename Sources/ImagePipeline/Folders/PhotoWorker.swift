@@ -33,7 +33,8 @@ struct PhotoWorker: Sendable {
                     source: photo.path, sourceFingerprint: fingerprint, settingsFingerprint: options.fingerprint,
                     output: relative, bytes: image.byteCount, width: image.width, height: image.height,
                     format: image.format, quality: image.quality, encodes: image.encodes,
-                    warnings: image.warnings.isEmpty ? nil : image.warnings, look: image.look, score: image.score.map { ($0 * 10).rounded() / 10 })
+                    warnings: image.warnings.isEmpty ? nil : image.warnings, look: image.look, score: image.score.map { ($0 * 10).rounded() / 10 },
+                    frame: image.frame)
                 try records.recordOutput(output)
                 outcome.output = output
             }

@@ -51,14 +51,8 @@ public struct PhotoLook: Sendable, Codable, Equatable {
     /// image under 3 px on a side, too small to judge (and already named by `PhotoShape`).
     public init?(_ image: DecodedImage) throws(ImagePipelineError) {
         guard image.width >= 3, image.height >= 3 else { return nil }
-        let flat = try image.flattened()
         var look = mi_photo_look_t()
-        let measured = try flat.withSRGBBytes(alpha: false) { rgb in
-            mi_photo_look(rgb.baseAddress, Int32(flat.width), Int32(flat.height), Int32(Self.workingEdge), &look)
-        }
-        guard measured == 0 else {
-            throw .processingFailed(detail: "the photo's look could not be measured (out of memory)")
-        }
+        try image.measure("the photo's look") { mi_photo_look($0, $1, $2, Int32(Self.workingEdge), &look) }
         blurWidth = (look.blur_width * 100).rounded() / 100
         edgeStrength = (look.edge_strength * 100).rounded() / 100
         detailStrength = (look.detail_strength * 100).rounded() / 100

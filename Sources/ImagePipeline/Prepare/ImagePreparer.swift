@@ -32,7 +32,8 @@ public struct ImagePreparer: Sendable {
     }
 
     /// Renders any decoded image through the pipeline (`PrepareOptions.renderSpec`), so a decode made
-    /// for bigger thumbnails is fitted too. Around it: the listing's shape rules on the fitted pixels,
+    /// for bigger thumbnails is fitted too. Around it: the listing's shape rules and, with a
+    /// marketplace (`--listing`), its photo rules (`Marketplace`) on the fitted pixels,
     /// and with `format: .png` the lossless image first, kept when it fits the budget whole.
     public func encode(_ decoded: DecodedImage, stem: String) throws(ImagePipelineError) -> EncodedImage {
         let sized = try renderer.pixels(decoded)
@@ -42,13 +43,18 @@ public struct ImagePreparer: Sendable {
         }
         let look = try PhotoLook(sized)
         warnings += look?.problems ?? []
+        var frame: PhotoFrame?
+        if let marketplace = options.marketplace, let measured = try PhotoFrame(sized) {
+            frame = measured
+            warnings += marketplace.problems(measured)
+        }
         var encodes = 0
         if options.format == .png {
             var lossless = renderer.spec
             (lossless.format, lossless.maxBytes) = (.png, nil)
             let png = try ImageRenderer(spec: lossless).encode(sized)
             if png.byteCount <= options.maxBytes {
-                return png.described(warnings: warnings, stem: stem, look: look)
+                return png.described(warnings: warnings, stem: stem, look: look, frame: frame)
             }
             warnings.append("PNG would be \(png.byteCount) bytes, over \(options.maxBytes); wrote JPEG instead")
             encodes = 1
@@ -58,7 +64,7 @@ public struct ImagePreparer: Sendable {
             warnings.append(image.score.map { "looks \(Int($0.rounded(.down)))/100, under --target-score \(String(format: "%g", target)): \(options.maxBytes) bytes allow no better" }
                 ?? "had to shrink to fit \(options.maxBytes) bytes, so it was not scored against --target-score \(String(format: "%g", target))")
         }
-        return image.described(warnings: warnings, stem: stem, encodesBefore: encodes, look: look)
+        return image.described(warnings: warnings, stem: stem, encodesBefore: encodes, look: look, frame: frame)
     }
 
     /// Bytes at every quality in the range, on exactly the pixels `encoded` was made from: the

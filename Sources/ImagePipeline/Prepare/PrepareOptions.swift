@@ -28,8 +28,17 @@ public struct PrepareOptions: Sendable, Equatable, Codable {
     /// reach it, the best that fits, and the photo is named with its score. Off by default: without
     /// it a photo gets the best quality that fits, which looks at least as good, in one search.
     public var targetScore: Double?
+    /// The marketplace whose main-image rules the prepared photo is checked against (`--listing`, an
+    /// id in `Marketplace.all`); nil checks none, and measures nothing more.
+    public var listing: String?
+    /// The product cut out onto pure white and framed (`--background white`, `--fill`, `--model`);
+    /// nil keeps the photo's background.
+    public var background: ProductBackground?
 
     public init() {}
+
+    /// The marketplace `listing` names.
+    public var marketplace: Marketplace? { listing.flatMap(Marketplace.named) }
 
     /// The ranges every entry point enforces. An edge beyond 65,535 is beyond JPEG itself.
     public static let edgeRange = 16...65_535
@@ -54,6 +63,12 @@ public struct PrepareOptions: Sendable, Equatable, Codable {
         if let targetScore, !Self.scoreRange.contains(targetScore) {
             problems.append(.invalidOption(name: "target-score", value: String(targetScore), allowed: "10 to 100 (90 visually lossless, 80 very high, 70 high)"))
         }
+        if let fill = background?.fill, !ProductBackground.fillRange.contains(fill) {
+            problems.append(.invalidOption(name: "fill", value: String(fill), allowed: "0.5 to 1 (0.85: the product's longer side 85% of the square)"))
+        }
+        if let listing, Marketplace.named(listing) == nil {
+            problems.append(.invalidOption(name: "listing", value: listing, allowed: Marketplace.names))
+        }
         if ![.jpeg, .png].contains(format) {
             problems.append(.invalidOption(name: "format", value: format.rawValue, allowed: "jpeg or png (the server takes nothing else)"))
         }
@@ -71,6 +86,7 @@ public struct PrepareOptions: Sendable, Equatable, Codable {
         (spec.minQuality, spec.minEdge, spec.encoder.progressive) = (minQuality, shrinkFloor, progressive)
         spec.trim = trim ? RenderSpec.Trim() : nil
         spec.targetScore = targetScore
+        spec.productBackground = background
         return spec
     }
 
@@ -83,8 +99,14 @@ public struct PrepareOptions: Sendable, Equatable, Codable {
     /// Identifies every setting that changes the output bytes, plus the pipeline's own version, so an
     /// incremental run redoes an image exactly when its result would differ.
     public var fingerprint: String {
-        Fingerprint.hex("prepare-v2|\(maxEdge)|\(maxBytes)|\(minQuality)|\(maxQuality)|\(format.rawValue)|\(shrinkFloor)"
-            + (progressive ? "|progressive" : "") + (trim ? "|trim" : "") + (targetScore.map { "|score:\($0)" } ?? ""))
+        var settings = "prepare-v2|\(maxEdge)|\(maxBytes)|\(minQuality)|\(maxQuality)|\(format.rawValue)|\(shrinkFloor)"
+        if progressive { settings += "|progressive" }
+        if trim { settings += "|trim" }
+        if let targetScore { settings += "|score:\(targetScore)" }
+        // Each only when set, so settings without them keep the fingerprint they always had.
+        if let marketplace { settings += "|listing:\(marketplace.id)" }
+        if let background { settings += "|background:white:\(background.fill)" }
+        return Fingerprint.hex(settings)
     }
 
     /// What preparing a photo with this header does, in order, as sentences: what `inspect` shows
@@ -95,6 +117,7 @@ public struct PrepareOptions: Sendable, Equatable, Codable {
         if header.isCMYKOrProfiled { steps.append("convert \(header.iccProfile ?? header.interpretation.uppercased()) to sRGB") }
         if trim { steps.append("cut a uniform border") }
         if header.hasAlpha, format == .jpeg { steps.append("flatten transparency onto white") }
+        if let background { steps.append("cut the product out onto pure white, its longer side \(Int((background.fill * 100).rounded()))% of a square") }
         if max(header.uprightWidth, header.uprightHeight) > maxEdge {
             steps.append("resize \(header.uprightWidth)×\(header.uprightHeight) to fit \(maxEdge) px")
         }

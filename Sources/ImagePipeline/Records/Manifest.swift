@@ -23,6 +23,8 @@ public struct Manifest: JSONDocument, Sendable, Equatable {
         public var look: PhotoLook?
         /// Its SSIMULACRA2 against the fitted pixels, with `--target-score`.
         public var score: Double?
+        /// How it sits in its frame (white edges, the product's box, a border), with `--listing`.
+        public var frame: PhotoFrame?
     }
 
     /// A source that could not be made into its outputs: `error` says why in a sentence, `kind` is

@@ -7,10 +7,11 @@ public struct ImageRenderer: Sendable {
     public let spec: RenderSpec
 
     /// The pixel steps, in the order they run (imgproxy's processing pipeline): trim → rotate/flip →
-    /// crop → resize → effects → extend/pad → the output's edge limit → watermark. Each reads its own
-    /// part of the spec.
-    static let steps: [any RenderStep] = [TrimStep(), OrientStep(), CropStep(), ResizeStep(), EffectsStep(), ExtendStep(), EdgeLimitStep(),
-                                          WatermarkStep()]
+    /// crop → resize → the product on white, framed (`--background white`: on the fitted pixels, not
+    /// an imgproxy option) → effects → extend/pad → the output's edge limit → watermark. Each reads
+    /// its own part of the spec.
+    static let steps: [any RenderStep] = [TrimStep(), OrientStep(), CropStep(), ResizeStep(), BackgroundStep(), EffectsStep(), ExtendStep(),
+                                          EdgeLimitStep(), WatermarkStep()]
 
     /// Refuses a spec out of range (see `RenderSpec.problems`) before any work.
     public init(spec: RenderSpec) throws(ImagePipelineError) {

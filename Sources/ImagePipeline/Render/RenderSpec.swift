@@ -137,6 +137,9 @@ public struct RenderSpec: Sendable, Hashable, Codable {
     /// A uniform border cut off before resizing (imgproxy's `trim`), so a product shot on a sweep
     /// fills its box.
     public var trim: Trim?
+    /// The product cut out by the segmentation model onto pure white and framed in a square
+    /// (`BackgroundStep`); nil leaves the photo's own background. `prepare`'s `--background white`.
+    public var productBackground: ProductBackground?
 
     public struct Trim: Sendable, Hashable, Codable {
         /// How far from the border colour a pixel may be and still count as border (0–255).

@@ -38,14 +38,15 @@ public struct ServiceFailure: Error, Sendable {
         let status: HTTPResponse.Status = switch failure {
         case .tooManyPixels: .contentTooLarge
         case .unsupportedFormat, .blockedFormat: .unsupportedMediaType
-        case .damaged, .emptySource, .cannotFitBudget: .unprocessableContent
+        case .damaged, .emptySource, .cannotFitBudget, .productNotFound: .unprocessableContent
         case .sourceUnreadable: .notFound
         case .invalidOption: .badRequest
         // A render stopped at its deadline is imgproxy's timeout: 503.
         case .overloaded, .outOfMemory, .timedOut: .serviceUnavailable
         // Nobody waits for the answer: nginx's "client closed request", for the access log.
         case .cancelled: HTTPResponse.Status(code: 499, reasonPhrase: "Client Closed Request")
-        case .libraryUnavailable, .processingFailed, .encodeFailed, .outputFailed, .outputUnavailable, .outputUnsafe, .outputLocked:
+        case .libraryUnavailable, .processingFailed, .encodeFailed, .outputFailed, .outputUnavailable, .outputUnsafe, .outputLocked,
+             .backgroundModelMissing, .backgroundUnavailable:
             .internalServerError
         }
         // libvips' own words and output errors can name server-side paths; the client gets the kind.

@@ -42,11 +42,27 @@ struct ImageOptions: ParsableArguments {
     @Option(help: ArgumentHelp("Encode at the lowest quality whose output scores at least N by SSIMULACRA2 (90 visually lossless, 80 very high, 70 high), within --max-bytes (default: off: the best quality that fits).", valueName: "n"))
     var targetScore: Double?
 
+    @Option(help: ArgumentHelp("Check each photo against a marketplace's main-image rules (\(Marketplace.names)): its long side, white background, the product's share of the frame, centring, borders; each broken rule is a warning naming the measure.", valueName: "marketplace"))
+    var listing: ListingName?
+
+    @Option(help: ArgumentHelp("Cut the product out with the segmentation model and put it on pure white (RGB 255), framed in a square by --fill; needs the model (scripts/setup --background, or --model) and OpenCV's DNN.", valueName: "white"))
+    var background: BackgroundColour?
+
+    @Option(help: ArgumentHelp("With --background: the product's longer side as a share of the square (0.5–1; default the --listing's, else 0.85).", valueName: "share"))
+    var fill: Double?
+
+    @Option(help: ArgumentHelp("With --background: the U²-Net-p model file (u2netp.onnx) instead of the one scripts/setup installed.", valueName: "path"))
+    var model: String?
+
     var prepareOptions: PrepareOptions {
         var options = PrepareOptions()
         options.progressive = !baselineJPEG
         options.trim = trim
         options.targetScore = targetScore
+        options.listing = listing?.marketplace.id
+        if background != nil {
+            options.background = ProductBackground(fill: fill ?? listing?.marketplace.fill ?? ProductBackground().fill, model: model)
+        }
         options.maxEdge = maxEdge
         options.maxBytes = maxBytes
         options.minQuality = minQuality
@@ -58,6 +74,11 @@ struct ImageOptions: ParsableArguments {
     }
 
     func validate() throws {
+        if background == nil, fill != nil || model != nil { throw ValidationError("--fill and --model go with --background white") }
         if let problem = prepareOptions.problems.first { throw ValidationError(problem.message) }
+        // Said once, before any photo, rather than as every photo's failure.
+        if let background = prepareOptions.background {
+            do throws(ImagePipelineError) { _ = try BackgroundModel.path(background.model) } catch { throw ValidationError(error.message) }
+        }
     }
 }

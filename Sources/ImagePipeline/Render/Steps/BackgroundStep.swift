@@ -1,0 +1,71 @@
+import CKernels
+import Foundation
+
+/// `--background white` (`spec.productBackground`): the product's mask from the segmentation model
+/// on the fitted pixels, everything else made pure white (RGB 255), then the product's bounding box
+/// scaled and centred so its longer side is `fill` of a square canvas as large as the fitted photo's
+/// long edge. Runs after the resize, so the model and the composite see the pixels the listing gets,
+/// and before effects and extension. A mask that finds no product, or cannot tell it from its ground,
+/// fails the photo by name (`productNotFound`) rather than cut it out wrong.
+struct BackgroundStep: RenderStep {
+    /// Under this share of the frame the model found no product.
+    static let leastProduct = 0.005
+    /// Over this share it found no background to replace.
+    static let mostProduct = 0.97
+    /// More than this share of the mask unsure (neither product nor ground) is a model that cannot
+    /// tell them apart: glass, a white product on white.
+    static let mostUnsure = 0.45
+
+    func apply(to image: DecodedImage, _ spec: RenderSpec) throws(ImagePipelineError) -> DecodedImage {
+        guard let background = spec.productBackground else { return image }
+        let model = try BackgroundModel.path(background.model)
+        let runtime = try MaskRuntime.shared()
+        let flat = try image.flattened()
+        let (width, height) = (flat.width, flat.height)
+        guard width >= 8, height >= 8 else { throw .productNotFound(detail: "\(width)×\(height) is too small to find a product in") }
+        let rgb = try flat.withSRGBBytes(alpha: false) { Array($0) }
+        let mask = try rgb.withUnsafeBufferPointer { pixels throws(ImagePipelineError) in
+            try runtime.mask(model: model, rgb: pixels, width: width, height: height)
+        }
+        var white = [UInt8](repeating: 255, count: rgb.count)
+        var cut = mi_cutout_t()
+        guard mi_white_background(rgb, mask, Int32(width), Int32(height), &white, &cut) == 0 else {
+            throw .processingFailed(detail: "the product could not be put on white (out of memory)")
+        }
+        try Self.check(cut)
+        let composite = try flat.replacingPixels(white, width: width, height: height)
+        return try Self.framed(composite, box: (Int(cut.x0), Int(cut.y0), Int(cut.x1 - cut.x0), Int(cut.y1 - cut.y0)), fill: background.fill)
+    }
+
+    /// The photo named when the mask is not one to cut by.
+    static func check(_ cut: mi_cutout_t) throws(ImagePipelineError) {
+        let percent = { (share: Double) in "\(Int((share * 100).rounded()))%" }
+        if cut.product < leastProduct || cut.x1 <= cut.x0 {
+            throw .productNotFound(detail: "the model found no product in it (\(percent(cut.product)) of the frame)")
+        }
+        if cut.product > mostProduct {
+            throw .productNotFound(detail: "the model found no background around the product (\(percent(cut.product)) of the frame is product)")
+        }
+        if cut.unsure > mostUnsure {
+            throw .productNotFound(detail: "the model could not tell the product from its ground (\(percent(cut.unsure)) of its mask unsure: "
+                + "glass, or a white product on white?)")
+        }
+    }
+
+    /// `image` cut to the product's `box`, scaled so the box's longer side is `fill` of a square
+    /// canvas of the image's long edge, centred on white.
+    static func framed(_ image: DecodedImage, box: (x: Int, y: Int, width: Int, height: Int), fill: Double) throws(ImagePipelineError) -> DecodedImage {
+        let side = image.longEdge
+        let product = try image.cropped(x: box.x, y: box.y, width: box.width, height: box.height)
+        // Resampling lightens the outermost pixels a little: 2 px more keeps the share measured on the
+        // result (`PhotoFrame`) at `fill` or above, so a listing's own `--fill` passes its rule.
+        let long = min(Double(side), (fill * Double(side)).rounded(.up) + 2)
+        let scale = long / Double(max(box.width, box.height))
+        let target = (width: max(1, Int((Double(box.width) * scale).rounded())), height: max(1, Int((Double(box.height) * scale).rounded())))
+        let scaled = target == (box.width, box.height) ? product
+            : try product.scaled(horizontally: Double(target.width) / Double(box.width), vertically: Double(target.height) / Double(box.height))
+        // A Lanczos resize can land a pixel off the target; the canvas holds whatever it made.
+        let canvas = max(side, scaled.width, scaled.height)
+        return try scaled.embedded(x: (canvas - scaled.width) / 2, y: (canvas - scaled.height) / 2, width: canvas, height: canvas, colour: [255, 255, 255])
+    }
+}
