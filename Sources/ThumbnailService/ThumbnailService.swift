@@ -66,8 +66,9 @@ public struct ThumbnailService: Sendable {
             let origin = OriginClient(prefixes: configuration.allowedSources.compactMap { SourceURL(prefix: $0) },
                                       allowInternal: configuration.allowPrivateSources, maxBytes: configuration.maxSourceBytes,
                                       timeout: TimeAmount(configuration.downloadTimeout))
+            let slots = SourceSlots(limit: configuration.maxDownloads)
             let remotes = ([origin] + (configuration.useS3 ? [Self.s3Origin(configuration, store: store)] : [])).map { (origin: any SourceOrigin) in
-                RemoteSources(origin: origin, maxDownloads: configuration.maxDownloads,
+                RemoteSources(origin: origin, slots: slots,
                               maxDownloadsPerOrigin: configuration.maxDownloadsPerOrigin ?? max(1, configuration.maxDownloads / 2), cache: sourceCache,
                               freshness: SourceFreshness(ttl: Double(configuration.sourceTTL), staleIfError: Double(configuration.sourceStaleIfError)),
                               clock: configuration.clock, metrics: metrics)

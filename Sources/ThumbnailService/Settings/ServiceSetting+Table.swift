@@ -22,7 +22,7 @@ extension ServiceSetting {
         seconds("download-timeout", \.downloadTimeout, 0.1...600, "takes 0.1 to 600 seconds", imgproxy: imgproxy("IMGPROXY_DOWNLOAD_TIMEOUT"),
                 help: "Seconds a source download may take."),
         number("max-downloads", \.maxDownloads, 1...1024, "takes 1 to 1024",
-               help: "http(s) sources held at once, downloading or waiting for a worker (one per source however many sizes are asked); more are answered 503."),
+               help: "Remote sources (http(s) and s3://) held at once, downloading or waiting for a worker (one per source however many sizes are asked); more are answered 503."),
         optionalNumber("max-downloads-per-origin", \.maxDownloadsPerOrigin, { 1...max(1, $0.maxDownloads) }, { "takes 1 to --max-downloads (\($0.maxDownloads))" },
                        help: "Downloads from one origin at once, so a slow origin cannot take every slot; more are answered 503.")
             .defaulting(to: "half of --max-downloads"),

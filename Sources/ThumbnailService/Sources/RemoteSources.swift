@@ -23,10 +23,11 @@ struct RemoteSources: SourceKind {
     private let flights = SingleFlight<RemoteSource>()
     private let inMemory = SourcesInMemory()
 
-    init(origin: any SourceOrigin, maxDownloads: Int, maxDownloadsPerOrigin: Int, cache: SourceCache?, freshness: SourceFreshness,
+    /// `slots`: those of the service's other remote kinds, so `--max-downloads` bounds them all together.
+    init(origin: any SourceOrigin, slots: SourceSlots, maxDownloadsPerOrigin: Int, cache: SourceCache?, freshness: SourceFreshness,
          clock: @escaping @Sendable () -> Date, metrics: ServiceMetrics) {
         self.origin = origin
-        slots = SourceSlots(limit: maxDownloads)
+        self.slots = slots
         originSlots = OriginSlots(limit: maxDownloadsPerOrigin)
         (self.cache, self.freshness, self.clock, self.metrics) = (cache, freshness, clock, metrics)
     }
