@@ -6,13 +6,21 @@ import XCTest
 /// killed at its end, and botocore (the AWS CLI's and boto3's client) to put objects in it as any
 /// other S3 client would. Missing, it skips the test on a developer's machine and fails it in CI
 /// (`CI=true`), where `scripts/setup --tests` installs it.
+///
+/// With `checksSignatures`, moto checks every request's signature (`INITIAL_NO_AUTH_ACTION_COUNT`:
+/// only the first three actions, which make an IAM user allowed `s3:*` and its access key, go
+/// unchecked), so a request signed wrongly, or with another secret, is refused 403
+/// `SignatureDoesNotMatch` as S3 refuses it. moto 5.2's check encodes some bytes of a key (`+`, `%`,
+/// `=`) and an encoded `/` in a query differently from AWS, and refuses botocore's own requests for
+/// them, so a test of such keys runs without it.
 public final class MotoServer: @unchecked Sendable {
     public let endpoint: String
-    /// What moto checks signatures with: any key works while it does not enforce them.
-    public static let accessKeyID = "AKIDMOTOTESTKEY", secretAccessKey = "moto/secret+TEST/key"
+    /// The IAM user's key moto made: the only one it accepts.
+    public private(set) var accessKeyID = "", secretAccessKey = ""
     private let process = Process()
 
-    public init() throws {
+    /// Starts moto and makes its user, its key and `buckets`.
+    public init(buckets: [String], checksSignatures: Bool = true) throws {
         guard let executable = Self.executable("moto_server") else {
             let message = "moto_server is not installed; run scripts/setup --tests (PyPI moto[server])"
             if ProcessInfo.processInfo.environment["CI"] == "true" { throw Missing(description: message) }
@@ -22,6 +30,7 @@ public final class MotoServer: @unchecked Sendable {
         endpoint = "http://127.0.0.1:\(port)"
         process.executableURL = URL(fileURLWithPath: executable)
         process.arguments = ["-H", "127.0.0.1", "-p", String(port)]
+        if checksSignatures { process.environment = ProcessInfo.processInfo.environment.merging(["INITIAL_NO_AUTH_ACTION_COUNT": "3"]) { $1 } }
         process.standardOutput = FileHandle.nullDevice
         process.standardError = FileHandle.nullDevice
         try process.run()
@@ -34,6 +43,21 @@ public final class MotoServer: @unchecked Sendable {
             }
             usleep(20_000)
         }
+        let key = try botocore("""
+            import json
+            iam = botocore.session.get_session().create_client('iam', endpoint_url=c.meta.endpoint_url, region_name='us-east-1',
+                aws_access_key_id='unchecked', aws_secret_access_key='unchecked')
+            iam.create_user(UserName='market-images')
+            iam.put_user_policy(UserName='market-images', PolicyName='s3', PolicyDocument=json.dumps(
+                {'Version': '2012-10-17', 'Statement': [{'Effect': 'Allow', 'Action': 's3:*', 'Resource': '*'}]}))
+            key = iam.create_access_key(UserName='market-images')['AccessKey']
+            print(key['AccessKeyId'])
+            print(key['SecretAccessKey'])
+            """, [])
+        let lines = String(decoding: key, as: UTF8.self).split(separator: "\n").map(String.init)
+        guard lines.count == 2 else { throw Missing(description: "moto made no access key: \(lines)") }
+        (accessKeyID, secretAccessKey) = (lines[0], lines[1])
+        try botocore("for name in sys.argv[1:]: c.create_bucket(Bucket=name)", buckets)
     }
 
     public struct Missing: Error, CustomStringConvertible {
@@ -48,11 +72,6 @@ public final class MotoServer: @unchecked Sendable {
     }
 
     deinit { stop() }
-
-    /// Creates the buckets with botocore.
-    public func createBuckets(_ buckets: String...) throws {
-        try botocore("for name in sys.argv[1:]: c.create_bucket(Bucket=name)", buckets)
-    }
 
     /// Puts each object (key: bytes) in `bucket` with botocore (`put_object`, as boto3 or
     /// `aws s3 cp` uploads), in one run of it.
@@ -83,7 +102,7 @@ public final class MotoServer: @unchecked Sendable {
         let script = """
         import sys, botocore.session
         c = botocore.session.get_session().create_client('s3', endpoint_url='\(endpoint)', region_name='us-east-1',
-            aws_access_key_id='\(Self.accessKeyID)', aws_secret_access_key='\(Self.secretAccessKey)')
+            aws_access_key_id='\(accessKeyID)', aws_secret_access_key='\(secretAccessKey)')
         \(statement)
         """
         return try ProcessOutput.run("/usr/bin/env", ["python3", "-c", script] + arguments)

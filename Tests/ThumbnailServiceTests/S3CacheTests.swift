@@ -15,13 +15,12 @@ import XCTest
 final class S3CacheTests: ServiceTestCase, @unchecked Sendable {
     private var moto: MotoServer!
     private static let otherKey = "6f746865722d6b6579", otherSalt = "6f746865722d73616c74"
-    private let credentials = AWSCredentials(accessKeyID: MotoServer.accessKeyID, secretAccessKey: MotoServer.secretAccessKey)
+    private var credentials: AWSCredentials { AWSCredentials(accessKeyID: moto.accessKeyID, secretAccessKey: moto.secretAccessKey) }
 
     override func setUpWithError() throws {
         try super.setUpWithError()
         try copy("photos/DSCN0010.jpg", to: "sku-1/small.jpg")
-        moto = try MotoServer()
-        try moto.createBuckets("thumbs")
+        moto = try MotoServer(buckets: ["thumbs"])
     }
 
     override func tearDownWithError() throws {
@@ -61,7 +60,7 @@ final class S3CacheTests: ServiceTestCase, @unchecked Sendable {
         let first = try await render(small(100), configuration: bucketConfiguration(), log: log)
         XCTAssertEqual(first.renders, 1)
         XCTAssertTrue(log.all.contains { $0.contains("cache=miss") }, "\(log.all)")
-        let stored = try moto.keys(in: "thumbs", prefix: "out/")
+        let stored = try moto.keys(in: "thumbs", prefix: "out")
         XCTAssertEqual(stored.count, 1, "\(stored)")
         let store = ObjectStore(endpoint: moto.endpoint, region: "us-east-1", pathStyle: true, credentials: credentials)
         let object = try await store.get(try XCTUnwrap(ObjectKey(bucket: "thumbs", key: stored[0])), maxBytes: 1 << 20, within: .seconds(5))
@@ -86,7 +85,7 @@ final class S3CacheTests: ServiceTestCase, @unchecked Sendable {
             XCTAssertEqual(Self.count(service, "market_images_cache_total{outcome=\"hit\"}"), 1, "then from memory")
         }
         XCTAssertEqual(otherLog.all.filter { $0.contains("cache=remote-hit") }.count, 1, "\(otherLog.all)")
-        XCTAssertFalse((log.all + otherLog.all).contains { $0.contains(MotoServer.secretAccessKey) || $0.contains("Signature=") })
+        XCTAssertFalse((log.all + otherLog.all).contains { $0.contains(self.moto.secretAccessKey) || $0.contains("Signature=") })
     }
 
     /// An object whose body fails its checksum (torn on the way) is a miss: the image is rendered
@@ -111,13 +110,14 @@ final class S3CacheTests: ServiceTestCase, @unchecked Sendable {
         XCTAssertEqual(log.all.filter { $0.contains("cache=remote-hit") }.count, 1, "\(log.all)")
     }
 
-    /// The store down (nothing listening), stalled past its deadline, answering 500 or 403: every
-    /// request is answered as without a cache, the failures are counted, and each outage is one
-    /// warning however many requests it meets; the store answering again ends it.
+    /// The store down (nothing listening), stalled past its deadline, answering 500, or refusing a
+    /// wrong key 403 (moto checks signatures): every request is answered as without a cache, the
+    /// failures are counted, and each outage is one warning however many requests it meets; the
+    /// store answering again ends it.
     func testAStoreThatFailsNeverFailsARequest() async throws {
         let closed = "http://127.0.0.1:\(try LoopbackClient.freePort())"
         let faults: [(String, FaultyTransport.Fault?, String?)] = [
-            ("down", nil, closed), ("stalled", .stall, nil), ("500", .status(500), nil), ("403", .status(403), nil),
+            ("down", nil, closed), ("stalled", .stall, nil), ("500", .status(500), nil), ("403, a wrong key", nil, nil),
         ]
         for (name, fault, endpoint) in faults {
             let transport = FaultyTransport()
@@ -127,6 +127,7 @@ final class S3CacheTests: ServiceTestCase, @unchecked Sendable {
             configuration.cacheTimeout = .milliseconds(500)
             configuration.storeProbeInterval = .zero
             configuration.memoryCache = 0
+            if name.hasPrefix("403") { configuration.s3Credentials = AWSCredentials(accessKeyID: moto.accessKeyID, secretAccessKey: "wrong/secret") }
             let log = LogLines()
             let started = ContinuousClock.now
             try await withService(configuration, log: log) { service, client in
@@ -138,7 +139,7 @@ final class S3CacheTests: ServiceTestCase, @unchecked Sendable {
                 XCTAssertGreaterThanOrEqual(Self.count(service, "market_images_cache_store_total{operation=\"read\",outcome=\"failed\"}"), 3, name)
                 XCTAssertGreaterThanOrEqual(Self.count(service, "market_images_cache_store_total{operation=\"write\",outcome=\"failed\"}"), 3, name)
                 XCTAssertEqual(log.all.filter { $0.contains("the cache bucket failed") }.count, 1, "\(name): \(log.all)")
-                guard endpoint == nil else { return }
+                guard fault != nil else { return }
                 // The store is back: the next request ends the outage, once.
                 transport.fault.withLock { $0 = nil }
                 for width in [140, 150] { _ = try await client.execute(uri: self.small(width), method: .get) { $0.status } }
@@ -146,7 +147,7 @@ final class S3CacheTests: ServiceTestCase, @unchecked Sendable {
                 XCTAssertEqual(Self.count(service, "market_images_cache_store_total{operation=\"write\",outcome=\"stored\"}"), 2, name)
             }
             XCTAssertLessThan(ContinuousClock.now - started, .seconds(20), "\(name): each store operation is bounded by --cache-timeout")
-            XCTAssertFalse(log.all.contains { $0.contains(MotoServer.secretAccessKey) || $0.contains("Signature=") }, name)
+            XCTAssertFalse(log.all.contains { $0.contains(self.moto.secretAccessKey) || $0.contains("wrong/secret") || $0.contains("Signature=") }, name)
         }
     }
 
