@@ -108,9 +108,10 @@ public final class MotoServer: @unchecked Sendable {
         return try ProcessOutput.run("/usr/bin/env", ["python3", "-c", script] + arguments)
     }
 
+    /// On `PATH`, or where `pip install --user` puts scripts (`scripts/setup` falls back to it).
     private static func executable(_ name: String) -> String? {
-        (ProcessInfo.processInfo.environment["PATH"] ?? "/usr/local/bin:/usr/bin").split(separator: ":")
-            .map { "\($0)/\(name)" }.first(where: FileManager.default.isExecutableFile(atPath:))
+        let path = (ProcessInfo.processInfo.environment["PATH"] ?? "/usr/local/bin:/usr/bin").split(separator: ":").map(String.init)
+        return (path + [NSHomeDirectory() + "/.local/bin"]).map { "\($0)/\(name)" }.first(where: FileManager.default.isExecutableFile(atPath:))
     }
 
     private static func accepts(_ port: Int) -> Bool {
