@@ -41,13 +41,22 @@ public struct ThumbnailService: Sendable {
         do { watermark = try configuration.watermark.map(ConfiguredWatermark.init) } catch {
             throw ServiceConfiguration.Problem(setting: "watermark", message: error.description)
         }
+        // One store for s3:// sources and an s3:// cache: the operator's endpoint, region and key.
+        let store = ObjectStore(endpoint: configuration.s3Endpoint, region: configuration.s3Region, pathStyle: configuration.s3PathStyle,
+                                credentials: configuration.s3Credentials, transport: configuration.objectStoreTransport)
+        let bucket = configuration.cacheFolder.flatMap(BucketCache.location).map { location in
+            BucketCache(store: store, bucket: location.bucket, prefix: location.prefix, timeout: configuration.cacheTimeout,
+                        health: StoreHealth(probeInterval: configuration.storeProbeInterval, logger: logger), metrics: metrics)
+        }
+        let folder = bucket == nil ? configuration.cacheFolder : nil
         do {
-            let disk = try configuration.cacheFolder.map { folder throws(ImagePipelineError) in
+            let disk = try folder.map { folder throws(ImagePipelineError) in
                 try DiskCache(folder: folder, sizeLimit: configuration.cacheSize, clock: configuration.clock)
             }
-            let sourceCache = try configuration.cacheFolder.map { folder throws(ImagePipelineError) in
+            // With a bucket, source records are kept in memory only (`SourceCache(memoryOnly:)`).
+            let sourceCache = try folder.map { folder throws(ImagePipelineError) in
                 try SourceCache(folder: folder + "/sources", sizeLimit: configuration.sourceCacheSize, clock: configuration.clock)
-            }
+            } ?? (bucket == nil ? nil : SourceCache(memoryOnly: ()))
             let local = try configuration.root.map { root throws(ImagePipelineError) in
                 var local = try LocalSourceRoot(root, maxBytes: configuration.maxSourceBytes)
                 local.metrics = metrics
@@ -57,26 +66,35 @@ public struct ThumbnailService: Sendable {
             let origin = OriginClient(prefixes: configuration.allowedSources.compactMap { SourceURL(prefix: $0) },
                                       allowInternal: configuration.allowPrivateSources, maxBytes: configuration.maxSourceBytes,
                                       timeout: TimeAmount(configuration.downloadTimeout))
-            let remote = RemoteSources(origin: origin, maxDownloads: configuration.maxDownloads,
-                                       maxDownloadsPerOrigin: configuration.maxDownloadsPerOrigin ?? max(1, configuration.maxDownloads / 2), cache: sourceCache,
-                                       freshness: SourceFreshness(ttl: Double(configuration.sourceTTL), staleIfError: Double(configuration.sourceStaleIfError)),
-                                       clock: configuration.clock, metrics: metrics)
+            let slots = SourceSlots(limit: configuration.maxDownloads)
+            let remotes = ([origin] + (configuration.useS3 ? [Self.s3Origin(configuration, store: store)] : [])).map { (origin: any SourceOrigin) in
+                RemoteSources(origin: origin, slots: slots,
+                              maxDownloadsPerOrigin: configuration.maxDownloadsPerOrigin ?? max(1, configuration.maxDownloads / 2), cache: sourceCache,
+                              freshness: SourceFreshness(ttl: Double(configuration.sourceTTL), staleIfError: Double(configuration.sourceStaleIfError)),
+                              clock: configuration.clock, metrics: metrics)
+            }
             handler = ImageRequestHandler(
                 rules: URLRules(presets: configuration.presetTable, onlyPresets: configuration.onlyPresets,
                                 presetDPRs: Set(configuration.presetDPRs), allowSecurityOptions: configuration.allowSecurityOptions,
                                 pathPrefix: configuration.pathPrefix),
                 maxAge: configuration.maxAge,
                 signature: SignatureCheck(keys: configuration.keys, size: configuration.signatureSize),
-                sources: (local.map { [$0] } ?? []) + [remote],
+                sources: (local.map { [$0] } ?? []) + remotes,
                 planner: OutputPlanner(configuration),
                 pool: ImageWorkPool(workers: configuration.workers, queueLimit: configuration.queue),
                 memory: MemoryBudget(limit: configuration.renderMemory),
-                caches: OutputCaches(disk: disk, memory: disk != nil && configuration.memoryCache > 0 ? MemoryCache(sizeLimit: configuration.memoryCache) : nil,
-                                     logger: logger),
+                caches: OutputCaches(disk: disk, memory: (disk != nil || bucket != nil) && configuration.memoryCache > 0 ? MemoryCache(sizeLimit: configuration.memoryCache) : nil,
+                                     bucket: bucket, logger: logger),
                 metrics: metrics, fallback: fallback, watermark: watermark, watermarkOpacity: configuration.watermarkOpacity)
         } catch {
             throw ServiceConfiguration.Problem(setting: configuration.cacheFolder.map { _ in "cache" } ?? "root", message: error.description)
         }
+    }
+
+    /// `s3://` sources from the buckets `--allow-source` names, within the download's limits.
+    private static func s3Origin(_ configuration: ServiceConfiguration, store: ObjectStore) -> S3Origin {
+        S3Origin(store: store, prefixes: configuration.allowedSources.compactMap { SourceURL(s3Prefix: $0) },
+                 maxBytes: configuration.maxSourceBytes, timeout: configuration.downloadTimeout)
     }
 
     /// `GET /health` (under the path prefix too), and every other GET or HEAD as an image URL, with

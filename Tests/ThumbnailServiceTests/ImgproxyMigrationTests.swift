@@ -131,7 +131,7 @@ final class ImgproxyMigrationTests: FolderTestCase {
     }
 
     /// What imgproxy refuses or reads at start: one port for images and metrics is refused by name, as
-    /// is `local://` without a root, `s3://`, and a prefix that cannot be a path.
+    /// is `local://` without a root, `s3://` without `IMGPROXY_USE_S3`, and a prefix that cannot be a path.
     func testSettingsImgproxyRefusesAreRefusedByName() throws {
         let base = ["IMGPROXY_KEY": Self.key, "IMGPROXY_SALT": Self.salt, "IMGPROXY_LOCAL_FILESYSTEM_ROOT": input]
         func refusal(_ environment: [String: String]) -> String {
@@ -139,7 +139,8 @@ final class ImgproxyMigrationTests: FolderTestCase {
         }
         XCTAssertTrue(refusal(["IMGPROXY_BIND": ":8080", "IMGPROXY_PROMETHEUS_BIND": "127.0.0.1:8080"]).contains("is the service's own port"))
         XCTAssertEqual(refusal(["IMGPROXY_BIND": "127.0.0.1:8080", "IMGPROXY_PROMETHEUS_BIND": "127.0.0.2:8080"]), "started")
-        XCTAssertTrue(refusal(["IMGPROXY_ALLOWED_SOURCES": "s3://bucket/"]).contains("object storage sources are not served"))
+        XCTAssertTrue(refusal(["IMGPROXY_ALLOWED_SOURCES": "s3://bucket/"]).contains("needs s3:// sources on (--use-s3, IMGPROXY_USE_S3=true)"))
+        XCTAssertEqual(refusal(["IMGPROXY_ALLOWED_SOURCES": "s3://bucket/", "IMGPROXY_USE_S3": "true", "IMGPROXY_S3_ENDPOINT": "http://127.0.0.1:9000"]), "started")
         XCTAssertTrue(refusal(["IMGPROXY_LOCAL_FILESYSTEM_ROOT": "", "IMGPROXY_ALLOWED_SOURCES": "local://"]).contains("needs a folder to serve it from"))
         XCTAssertEqual(refusal(["IMGPROXY_ALLOWED_SOURCES": "local://,https://*.example.com/"]), "started")
         XCTAssertTrue(refusal(["IMGPROXY_PATH_PREFIX": "img/"]).contains("takes a path like /img"))

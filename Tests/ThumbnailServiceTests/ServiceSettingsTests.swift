@@ -113,6 +113,7 @@ final class ServiceSettingsTests: FolderTestCase {
             "watermark": "/no/such/logo.png", "watermark-opacity": "2", "max-animation-frames": "0", "max-animation-frame-resolution": "0",
             "auto-quality": "dssim:0.02", "auto-quality-max-resolution": "-1", "key": "not-hex", "salt": "not-hex",
             "preferred-formats": "jpeg,bmp", "path-prefix": "/img/../x", "metrics-namespace": "image-proxy",
+            "use-s3": "maybe", "s3-endpoint": "ftp://store.example", "s3-region": "Mars Base", "s3-path-style": "sideways", "cache-timeout": "0",
         ]
         // Set by a good value elsewhere (the test above).
         let covered: Set<String> = ["cache"]
@@ -160,7 +161,7 @@ final class ServiceSettingsTests: FolderTestCase {
         var named = 0
         for file in files {
             guard let text = try? String(contentsOf: deploy.appendingPathComponent(file), encoding: .utf8) else { continue }
-            for match in text.matches(of: /MARKET_IMAGES_[A-Z][A-Z_]*/) {
+            for match in text.matches(of: /MARKET_IMAGES_[A-Z][A-Z0-9_]*/) {
                 named += 1
                 XCTAssertTrue(known.contains(String(match.output)), "deploy/\(file) names \(match.output), which serve does not read")
             }
@@ -182,8 +183,8 @@ final class ServiceSettingsTests: FolderTestCase {
         // The options table of the serve section: every setting with a flag, and its default where it is a number.
         let serve = try XCTUnwrap(readme.components(separatedBy: "### serve: the thumbnail service").dropFirst().first?.components(separatedBy: "\n### ").first)
         let options = serve.split(separator: "\n").filter { $0.hasPrefix("| `--") }.map { $0.split(separator: "|").map { $0.trimmingCharacters(in: .whitespaces) } }
-        let flags = options.flatMap { row in row[0].matches(of: /--([a-z-]+)/).map { String($0.output.1) } }
-        let defaults = options.flatMap { row in zip(row[0].matches(of: /--([a-z-]+)/).map { String($0.output.1) }, row[1].components(separatedBy: " / ")) }
+        let flags = options.flatMap { row in row[0].matches(of: /--([a-z0-9-]+)/).map { String($0.output.1) } }
+        let defaults = options.flatMap { row in zip(row[0].matches(of: /--([a-z0-9-]+)/).map { String($0.output.1) }, row[1].components(separatedBy: " / ")) }
         for setting in ServiceSetting.all where setting.form != .secret {
             XCTAssertTrue(flags.contains(setting.name), "--\(setting.name) is not in the README's table of serve's options")
         }

@@ -94,18 +94,18 @@ struct ImageRequestHandler: Sendable {
             return (Response(status: .notModified, headers: headers), "revalidated")
         }
         disposition(parsed, fileExtension: format.fileExtension, &headers)
-        // 7. The caches: memory, then disk.
-        if let cached = caches.load(etag), let format = cached.format {
-            metrics.cache("hit")
+        // 7. The caches: memory, then the folder or the bucket.
+        if let (cached, outcome) = await caches.load(etag), let format = cached.format {
+            metrics.cache(outcome)
             if let quality = cached.quality { headers[HTTPAnswer.quality] = quality }
-            return (image(cached.data, format: format, headers: &headers, method: request.method), "hit")
+            return (image(cached.data, format: format, headers: &headers, method: request.method), outcome)
         }
         metrics.cache("miss")
         if let mark { spec.watermark = try await watermark(parsed.options, from: mark) }
         // 8. One rendering per output however many ask, on the bounded pool.
         let output = try await render(spec, options: parsed.options, source: source, etag: etag)
         // 9. Kept for the next request, and sent.
-        caches.store(output, etag: etag)
+        await caches.store(output, etag: etag)
         if let quality = HTTPAnswer.qualityHeader(output) { headers[HTTPAnswer.quality] = quality }
         return (image(output.data, format: output.format, headers: &headers, method: request.method), "miss")
     }
@@ -119,11 +119,11 @@ struct ImageRequestHandler: Sendable {
         if HTTPAnswer.matches(request.headers[.ifNoneMatch], etag: etag) {
             return (Response(status: .notModified, headers: headers), "revalidated")
         }
-        // Kept like an image (memory, then disk): the same source asked again, under any `cb`, costs
+        // Kept like an image (memory, then the folder or the bucket): the same source asked again, under any `cb`, costs
         // no decode.
-        if let cached = caches.load(etag), cached.format == nil {
-            metrics.cache("hit")
-            return (HTTPAnswer.body(cached.data, type: "application/json", headers: &headers, method: request.method), "hit")
+        if let (cached, outcome) = await caches.load(etag), cached.format == nil {
+            metrics.cache(outcome)
+            return (HTTPAnswer.body(cached.data, type: "application/json", headers: &headers, method: request.method), outcome)
         }
         metrics.cache("miss")
         let maxPixels = planner.limits.maxPixels
@@ -133,7 +133,7 @@ struct ImageRequestHandler: Sendable {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
         let body = (try? encoder.encode(info)) ?? Data()
-        caches.store(DiskCache.Entry(format: nil, width: info.width, height: info.height, data: body), etag: etag)
+        await caches.store(DiskCache.Entry(format: nil, width: info.width, height: info.height, data: body), etag: etag)
         return (HTTPAnswer.body(body, type: "application/json", headers: &headers, method: request.method), "miss")
     }
 

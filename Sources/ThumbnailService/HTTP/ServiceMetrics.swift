@@ -42,12 +42,15 @@ struct ServiceMetrics: Sendable {
     ]
 
     private static var requests: MetricNameDescriptor { name("requests", unit: "total", "Requests answered, by status.") }
-    private static var cacheOutcomes: MetricNameDescriptor { name("cache", unit: "total", "Image requests by output cache outcome (hit or miss).") }
+    private static var cacheOutcomes: MetricNameDescriptor { name("cache", unit: "total", "Image requests by output cache outcome: hit (memory or folder), remote-hit (the bucket) or miss.") }
     private static var sources: MetricNameDescriptor {
         name("sources", unit: "total", "Remote sources by how they were had: fresh, downloaded, revalidated or stale.")
     }
     private static var sourceBytes: MetricNameDescriptor {
         name("source_bytes", unit: "total", "Source bytes had: downloaded from origins (kind remote) or read from the root (kind local).")
+    }
+    private static var storeOperations: MetricNameDescriptor {
+        name("cache_store", unit: "total", "Reads and writes of the bucket cache by outcome: hit, miss, stored, torn (a checksum that failed: a miss), failed (down, slow, refused) or skipped (while it fails).")
     }
     private static var evictions: MetricNameDescriptor { name("cache_evictions", unit: "total", "Outputs evicted from the disk cache.") }
     private static var stopped: MetricNameDescriptor {
@@ -107,6 +110,11 @@ struct ServiceMetrics: Sendable {
 
     func cache(_ outcome: String) {
         registry.makeCounter(descriptor: Self.cacheOutcomes, labels: [("outcome", outcome)]).increment()
+    }
+
+    /// One read or write of the bucket cache (`BucketCache`) and how it went.
+    func cacheStore(_ operation: String, _ outcome: String) {
+        registry.makeCounter(descriptor: Self.storeOperations, labels: [("operation", operation), ("outcome", outcome)]).increment()
     }
 
     /// Values read when `/metrics` is scraped: two gauges, and the growth of two totals kept

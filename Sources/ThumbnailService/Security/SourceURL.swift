@@ -61,7 +61,7 @@ struct SourceURL: Equatable, Sendable {
     /// The URL to request: exactly what was checked, without a fragment.
     var text: String {
         let hostText = host.contains(":") ? "[\(host)]" : host
-        let defaultPort = (scheme == "https" ? 443 : 80) == port
+        let defaultPort = scheme == "s3" || (scheme == "https" ? 443 : 80) == port
         return "\(scheme)://\(hostText)\(defaultPort ? "" : ":\(port)")/" + segments.joined(separator: "/") + (query.map { "?" + $0 } ?? "")
     }
 

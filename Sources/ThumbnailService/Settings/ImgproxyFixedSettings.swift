@@ -28,8 +28,8 @@ enum ImgproxyFixedSettings {
     /// imgproxy's other open-source settings, by why `serve` does not read them; a name ending in `_`
     /// stands for every name it begins.
     static let unhonoured: [(names: [String], reason: String)] = [
-        (["IMGPROXY_USE_S3", "IMGPROXY_S3_", "IMGPROXY_USE_GCS", "IMGPROXY_GCS_", "IMGPROXY_USE_ABS", "IMGPROXY_ABS_", "IMGPROXY_USE_SWIFT", "IMGPROXY_SWIFT_"],
-         "object storage sources are not served by this version: local files and http(s) origins are"),
+        (["IMGPROXY_S3_", "IMGPROXY_USE_GCS", "IMGPROXY_GCS_", "IMGPROXY_USE_ABS", "IMGPROXY_ABS_", "IMGPROXY_USE_SWIFT", "IMGPROXY_SWIFT_"],
+         "s3:// sources take the endpoint, region, path style and AWS keys only (no assumed roles, access points or decryption; --allow-source s3://BUCKET/ names the buckets); GCS, Azure and Swift sources are not served"),
         (["IMGPROXY_LOG_FORMAT", "IMGPROXY_LOG_LEVEL", "IMGPROXY_SYSLOG_", "IMGPROXY_SENTRY_", "IMGPROXY_AIRBRAKE_", "IMGPROXY_BUGSNAG_", "IMGPROXY_HONEYBADGER_",
           "IMGPROXY_NEW_RELIC_", "IMGPROXY_DATADOG_", "IMGPROXY_OPEN_TELEMETRY_", "IMGPROXY_CLOUD_WATCH_", "IMGPROXY_REPORT_DOWNLOADING_ERRORS",
           "IMGPROXY_DEVELOPMENT_ERRORS_MODE", "IMGPROXY_ENABLE_DEBUG_HEADERS"],
@@ -71,7 +71,7 @@ enum ImgproxyFixedSettings {
             return "\(variable)=\(value) is ignored: \(reason)"
         }
         if let reason = reason(variable) {
-            // A switch turned off asks for none of what serve lacks (`IMGPROXY_USE_S3=false`).
+            // A switch turned off asks for none of what serve lacks (`IMGPROXY_USE_GCS=false`).
             return ServiceSetting.switchValue(value) == false ? nil : "\(variable) is imgproxy's and is ignored: \(reason)"
         }
         if ImgproxyNames.pro.contains(variable) {

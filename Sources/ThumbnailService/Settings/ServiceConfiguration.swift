@@ -31,6 +31,17 @@ public struct ServiceConfiguration: Sendable {
     public var sourceStaleIfError = 86_400
     /// Largest size of the source cache (`<cache>/sources`) in bytes.
     public var sourceCacheSize = 1 << 30
+    /// Serve `s3://bucket/key` sources (imgproxy's `IMGPROXY_USE_S3`) from buckets `allowedSources`
+    /// names (`s3://bucket/`).
+    public var useS3 = false
+    /// The S3 API's URL (`http://127.0.0.1:9000`); nil: AWS's endpoint for `s3Region`.
+    public var s3Endpoint: String?
+    /// The region requests are signed for; imgproxy's default.
+    public var s3Region = "us-west-1"
+    /// With an endpoint, `endpoint/bucket/key` rather than `bucket.endpoint/key`.
+    public var s3PathStyle = true
+    /// The key S3 requests are signed with (`AWSCredentials`); nil: unsigned, for public buckets.
+    public var s3Credentials: AWSCredentials?
     /// An image served, at the size asked, in place of a source that is missing or fails.
     public var fallbackImage: String?
     /// The status sent with the fallback image; nil keeps the failure's own (404, 502, …).
@@ -86,8 +97,14 @@ public struct ServiceConfiguration: Sendable {
     // Caches.
     public var cacheFolder: String?
     public var cacheSize = 1 << 30
-    /// With a cache folder, bytes of recent outputs also kept in memory.
+    /// With a cache folder or bucket, bytes of recent outputs also kept in memory.
     public var memoryCache = 64 << 20
+    /// What a read or a write of an `s3://` cache may take before the request goes on without it.
+    public var cacheTimeout: Duration = .seconds(1)
+    /// While the bucket cache fails, how often a request tries it again (`StoreHealth`).
+    var storeProbeInterval: Duration = .seconds(1)
+    /// How requests reach the object store; tests wrap the real one to add faults.
+    var objectStoreTransport: any ObjectStoreTransport = HTTPObjectStoreTransport()
     /// The time source's ages and cache recency are measured by (tests pass their own).
     public var clock: @Sendable () -> Date = Date.init
 
@@ -126,6 +143,8 @@ public struct ServiceConfiguration: Sendable {
               "no key: set keys (--key-file, MARKET_IMAGES_KEY and _SALT), onlyPresets for unsigned preset URLs, or allowUnsigned for any URL unsigned")
         check(!keys.isEmpty || onlyPresets || !allowUnsigned || bind.isLoopback, "insecure-unsigned",
               "binds loopback only (127.0.0.1, ::1); \(bind.host) is not. Set a key, or --only-presets for unsigned preset URLs on any address")
+        check(s3Credentials != nil || cacheFolder.flatMap(BucketCache.location) == nil, "cache",
+              "\(cacheFolder ?? "") needs credentials to write the bucket: AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY, or the shared credentials file (~/.aws/credentials)")
         check(renderMemory >= limits.maxRenderMemory, "render-memory", "must be at least --max-render-memory (\(limits.maxRenderMemory))")
         check(!(metricsBind.map(bind.overlaps) ?? false), "metrics-bind",
               "is the service's own port (--bind \(bind)); metrics need a port of their own, e.g. 127.0.0.1:9464")

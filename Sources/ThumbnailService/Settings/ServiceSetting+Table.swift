@@ -22,7 +22,7 @@ extension ServiceSetting {
         seconds("download-timeout", \.downloadTimeout, 0.1...600, "takes 0.1 to 600 seconds", imgproxy: imgproxy("IMGPROXY_DOWNLOAD_TIMEOUT"),
                 help: "Seconds a source download may take."),
         number("max-downloads", \.maxDownloads, 1...1024, "takes 1 to 1024",
-               help: "http(s) sources held at once, downloading or waiting for a worker (one per source however many sizes are asked); more are answered 503."),
+               help: "Remote sources (http(s) and s3://) held at once, downloading or waiting for a worker (one per source however many sizes are asked); more are answered 503."),
         optionalNumber("max-downloads-per-origin", \.maxDownloadsPerOrigin, { 1...max(1, $0.maxDownloads) }, { "takes 1 to --max-downloads (\($0.maxDownloads))" },
                        help: "Downloads from one origin at once, so a slow origin cannot take every slot; more are answered 503.")
             .defaulting(to: "half of --max-downloads"),
@@ -32,6 +32,16 @@ extension ServiceSetting {
                help: "Seconds past --source-ttl a source's copy is still served while its origin fails."),
         number("source-cache-size", \.sourceCacheSize, 1...Int.max, "must be positive", valueName: "bytes",
                help: "Largest size of the source cache (CACHE/sources) in bytes."),
+        toggle("use-s3", \.useS3, imgproxy: imgproxy("IMGPROXY_USE_S3"),
+               help: "Serve s3://BUCKET/KEY sources from the buckets --allow-source names (s3://BUCKET/), signed with AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY (or the shared credentials file)."),
+        text("s3-endpoint", \.s3Endpoint, valueName: "url", imgproxy: imgproxy("IMGPROXY_S3_ENDPOINT"), check: ObjectStore.endpointProblem,
+             help: "The S3 API of s3:// sources and an s3:// --cache, e.g. http://127.0.0.1:9000 (MinIO): the operator's own, so it may be on a private address.")
+            .defaulting(to: "AWS's, https://s3.REGION.amazonaws.com"),
+        parsed("s3-region", \.s3Region, form: .value("region"), expected: "an AWS region name, e.g. eu-central-1", imgproxy: imgproxy("IMGPROXY_S3_REGION"),
+               parse: { $0.wholeMatch(of: /[a-z0-9-]{1,64}/) == nil ? nil : $0 }, write: { $0 },
+               help: "The region requests to the S3 API are signed for (and AWS's endpoint is in)."),
+        toggle("s3-path-style", \.s3PathStyle, imgproxy: imgproxy("IMGPROXY_S3_ENDPOINT_USE_PATH_STYLE"),
+               help: "With --s3-endpoint, ask for ENDPOINT/BUCKET/KEY rather than BUCKET.ENDPOINT/KEY (AWS's own endpoint always takes the latter)."),
         text("fallback-image", \.fallbackImage, valueName: "file", imgproxy: imgproxy("IMGPROXY_FALLBACK_IMAGE_PATH"), check: unreadableFile,
              help: "An image served, at the size asked, when a source is missing or fails."),
         optionalNumber("fallback-status", \.fallbackStatus, { _ in 200...599 }, { _ in "takes an HTTP status, 200 to 599" }, valueName: "status",
@@ -70,7 +80,11 @@ extension ServiceSetting {
              help: "URLs lie under this path, e.g. /img: /img/SIGNATURE/OPTIONS/SOURCE, signed without it; /img/health answers too."),
         number("signature-size", \.signatureSize, 1...32, "takes 1 to 32 (bytes of the HMAC)", imgproxy: imgproxy("IMGPROXY_SIGNATURE_SIZE"),
                help: "Bytes of the HMAC a signature carries, 1–32."),
-        text("cache", \.cacheFolder, valueName: "folder", help: "A folder for finished outputs.").defaulting(to: "no disk cache"),
+        text("cache", \.cacheFolder, valueName: "folder", check: cacheProblem,
+             help: "A folder for finished outputs, or s3://BUCKET/PREFIX: a bucket every instance shares (through --s3-endpoint, with the AWS credentials).")
+            .defaulting(to: "no disk cache"),
+        seconds("cache-timeout", \.cacheTimeout, 0.01...60, "takes 0.01 to 60 seconds",
+                help: "With an s3:// --cache, seconds a read or a write of the bucket may take; past it the request is answered without the cache."),
         number("cache-size", \.cacheSize, 1...Int.max, "must be positive", valueName: "bytes", help: "Largest size of the disk cache in bytes."),
         number("memory-cache", \.memoryCache, 0...Int.max, "must be 0 or more", valueName: "bytes",
                help: "With --cache, bytes of the most recent outputs also kept in memory (0: none)."),
@@ -253,6 +267,12 @@ extension ServiceSetting {
         return nil
     }
 
+    /// A folder, or `s3://BUCKET/PREFIX` (whose credentials `ServiceConfiguration.problems` checks).
+    static func cacheProblem(_ cache: String) -> String? {
+        guard cache.contains("://"), BucketCache.location(cache) == nil else { return nil }
+        return "takes a folder or s3://BUCKET/PREFIX (a bucket name of a-z, 0-9, . and -; a prefix without . or .. segments); got \(cache)"
+    }
+
     /// `/img`, `/a/b`: segments of characters that need no escaping in a URL's path.
     static func pathPrefixProblem(_ path: String) -> String? {
         path.wholeMatch(of: /(\/[A-Za-z0-9._~-]+)+/) == nil || path.split(separator: "/").contains { $0 == "." || $0 == ".." }
@@ -278,9 +298,13 @@ extension ServiceSetting {
                 }
                 return configuration.root == nil ? "\(text) needs a folder to serve it from (--root, IMGPROXY_LOCAL_FILESYSTEM_ROOT)" : nil
             }
+            if text.hasPrefix(ObjectKey.scheme) {
+                guard SourceURL(s3Prefix: text) != nil else { return "takes s3://BUCKET/ or s3://BUCKET/FOLDER/ (a bucket name of a-z, 0-9, . and -); got \(text)" }
+                return configuration.useS3 ? nil : "\(text) needs s3:// sources on (--use-s3, IMGPROXY_USE_S3=true)"
+            }
             guard let prefix = SourceURL(prefix: text) else {
                 return "takes an http(s) URL prefix ending its host with /, e.g. https://images.example.com/ (* matches within a host's label or a path's segment), "
-                    + "or local://; got \(text)" + (text.hasPrefix("s3://") ? " (object storage sources are not served by this version)" : "")
+                    + "s3://BUCKET/ with --use-s3, or local://; got \(text)"
             }
             guard !configuration.allowPrivateSources, !prefix.host.contains("*"),
                   let address = SourceAddress.resolve(prefix.host)?.first(where: SourceAddress.isInternal) else { return nil }

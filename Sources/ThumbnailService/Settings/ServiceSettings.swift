@@ -24,6 +24,7 @@ public struct ServiceSettings: Sendable {
         var configuration = ServiceConfiguration()
         for setting in ServiceSetting.all { try Self.apply(setting, from: sources, to: &configuration) }
         configuration.keys = try Self.keys(from: sources)
+        configuration.s3Credentials = try Self.awsCredentials(from: sources, environment: environment)
         guard !configuration.keys.isEmpty || configuration.allowUnsigned || configuration.onlyPresets else {
             throw Invalid("no key: set $MARKET_IMAGES_KEY and $MARKET_IMAGES_SALT (hex) or --key-file; "
                 + "--only-presets serves unsigned preset URLs on any address, --insecure-unsigned any URL on loopback only")
@@ -70,6 +71,23 @@ public struct ServiceSettings: Sendable {
         if let keyFile = sources.text(of: ServiceSetting.named("key-file")!) { return try keys(fromFile: keyFile.text, origin: keyFile.origin) }
         func secret(_ name: String) -> [String] { ServiceSetting.commaSeparated(sources.text(of: ServiceSetting.named(name)!)?.text ?? "") }
         return try keys(secret("key"), salts: secret("salt"))
+    }
+
+    /// The AWS tools' own variables (`AWS_ACCESS_KEY_ID`, `AWS_SECRET_ACCESS_KEY`, `AWS_SESSION_TOKEN`)
+    /// from the environment or the `--config` file, else the shared credentials file; nil when
+    /// neither has a key. A key without its secret, or the reverse, is a mistake named at start.
+    private static func awsCredentials(from sources: SettingSources, environment: [String: String]) throws(Invalid) -> AWSCredentials? {
+        let id = sources.variable("AWS_ACCESS_KEY_ID"), secret = sources.variable("AWS_SECRET_ACCESS_KEY")
+        guard let id, let secret else {
+            if let given = id ?? secret {
+                throw Invalid("\(given.origin) is set without \(id == nil ? "AWS_ACCESS_KEY_ID" : "AWS_SECRET_ACCESS_KEY"): give both, or neither to use the shared credentials file")
+            }
+            return AWSCredentials.fromSharedFile(environment: environment)
+        }
+        guard id.text.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber) }) else {
+            throw Invalid("\(id.origin) is not an access key ID (letters and digits only)")
+        }
+        return AWSCredentials(accessKeyID: id.text, secretAccessKey: secret.text, sessionToken: sources.variable("AWS_SESSION_TOKEN")?.text)
     }
 
     /// `serve`'s flags by setting name. Anything else is a usage error: a flag no setting has, a

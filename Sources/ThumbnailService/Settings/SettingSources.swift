@@ -64,6 +64,10 @@ struct SettingSources {
         Set(environment.keys).union(file?.contents.values.keys ?? [:].keys).filter { $0.hasPrefix(prefix) }
     }
 
+    /// A variable that is no setting of the table (the AWS credentials, the AWS tools' own names),
+    /// from the environment, else the file; with where it was read.
+    func variable(_ name: String) -> (text: String, origin: String)? { lookUp(name) }
+
     /// The variable from the environment, else the file; with where it was read.
     private func lookUp(_ variable: String) -> (text: String, origin: String)? {
         if let text = environment[variable] { return (text, "$" + variable) }

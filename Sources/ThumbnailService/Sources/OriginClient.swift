@@ -10,35 +10,28 @@ import NIOCore
 /// resolves elsewhere the second time (DNS rebinding) cannot reach an internal address. Redirects
 /// are followed by hand, at most three, each target checked the same way. A download stops as soon
 /// as it passes `--max-source-bytes`.
-struct OriginClient: Sendable {
+struct OriginClient: SourceOrigin {
     let prefixes: [SourceURL]
     let allowInternal: Bool
     let maxBytes: Int
     let timeout: TimeAmount
     static let redirectLimit = 3
+    var kind: String { "remote" }
 
-    /// The source's bytes, or why not, within `timeout` for the whole download: every hop, headers
-    /// and body. A per-read timeout alone let an origin sending a byte a second hold the download
-    /// (and its slot) for as long as it liked; at the deadline the download is cancelled and the
-    /// connection dropped.
+    func claims(_ name: String) -> Bool {
+        let scheme = name.prefix(8).lowercased()
+        return scheme.hasPrefix("http://") || scheme.hasPrefix("https://")
+    }
+
+    /// The source's bytes, or why not, within `timeout` for the whole download (`Deadline`): every
+    /// hop, headers and body; at the deadline the download is cancelled and the connection dropped.
     func download(_ source: SourceURL, validators: SourceCache.Record?) async throws(ServiceFailure) -> Fetched {
         let seconds = timeout.nanoseconds % 1_000_000_000 == 0 ? String(timeout.nanoseconds / 1_000_000_000) : String(Double(timeout.nanoseconds) / 1e9)
-        let outcome = await withTaskGroup(of: Result<Fetched, ServiceFailure>?.self) { group in
-            group.addTask {
-                do throws(ServiceFailure) { return .success(try await hops(source, validators: validators)) } catch { return .failure(error) }
-            }
-            group.addTask {
-                try? await Task.sleep(for: .nanoseconds(timeout.nanoseconds))
-                return Task.isCancelled ? nil : .failure(ServiceFailure(status: .gatewayTimeout, error: "origin-timeout",
-                                                                         detail: "the download took longer than \(seconds) s"))
-            }
-            defer { group.cancelAll() }
-            while let next = await group.next() {
-                if let result = next { return result }
-            }
-            return .failure(ServiceFailure(.cancelled))
+        return try await Deadline.run(within: .nanoseconds(timeout.nanoseconds),
+                                      expired: { ServiceFailure(status: .gatewayTimeout, error: "origin-timeout", detail: "the download took longer than \(seconds) s") },
+                                      cancelled: { ServiceFailure(.cancelled) }) { () throws(ServiceFailure) -> Fetched in
+            try await hops(source, validators: validators)
         }
-        return try outcome.get()
     }
 
     /// Follows redirects by hand, each target checked as the source was; each hop's host resolved

@@ -2,8 +2,8 @@ import Foundation
 import Hummingbird
 import ImagePipeline
 
-/// `http(s)` sources, fetched through `OriginClient` (which decides what may be fetched at all); the
-/// format is judged by the bytes, never by `Content-Type`.
+/// Remote sources, `http(s)` through `OriginClient` and `s3://` through `S3Origin` (each decides
+/// what may be fetched at all); the format is judged by the bytes, never by `Content-Type`.
 ///
 /// With a cache folder, a source costs one download, then none: its record (digest, validators,
 /// transparency) answers for it within `--source-ttl`, so an output's ETag, a 304 and a cache hit
@@ -13,7 +13,7 @@ import ImagePipeline
 /// sources are held in memory at once, at most `--max-downloads-per-origin` of them downloading from
 /// one origin: more are answered 503 at once.
 struct RemoteSources: SourceKind {
-    let origin: OriginClient
+    let origin: any SourceOrigin
     let slots: SourceSlots
     let originSlots: OriginSlots
     let cache: SourceCache?
@@ -23,18 +23,16 @@ struct RemoteSources: SourceKind {
     private let flights = SingleFlight<RemoteSource>()
     private let inMemory = SourcesInMemory()
 
-    init(origin: OriginClient, maxDownloads: Int, maxDownloadsPerOrigin: Int, cache: SourceCache?, freshness: SourceFreshness,
+    /// `slots`: those of the service's other remote kinds, so `--max-downloads` bounds them all together.
+    init(origin: any SourceOrigin, slots: SourceSlots, maxDownloadsPerOrigin: Int, cache: SourceCache?, freshness: SourceFreshness,
          clock: @escaping @Sendable () -> Date, metrics: ServiceMetrics) {
         self.origin = origin
-        slots = SourceSlots(limit: maxDownloads)
+        self.slots = slots
         originSlots = OriginSlots(limit: maxDownloadsPerOrigin)
         (self.cache, self.freshness, self.clock, self.metrics) = (cache, freshness, clock, metrics)
     }
 
-    func claims(_ name: String) -> Bool {
-        let scheme = name.prefix(8).lowercased()
-        return scheme.hasPrefix("http://") || scheme.hasPrefix("https://")
-    }
+    func claims(_ name: String) -> Bool { origin.claims(name) }
 
     /// What is known about the source before any work: from a fresh record, from the origin's 304, or
     /// from a download (whose bytes come along), or the failure with the status it deserves (404 not
@@ -45,7 +43,7 @@ struct RemoteSources: SourceKind {
         let source = try await lookup(name)
         if source.outcome != .fresh { metrics.span("downloading", ContinuousClock.now - started) }
         metrics.source(source.outcome.rawValue)
-        if source.outcome == .downloaded { metrics.sourceBytes(source.record.bytes, kind: "remote") }
+        if source.outcome == .downloaded { metrics.sourceBytes(source.record.bytes, kind: origin.kind) }
         return source
     }
 
@@ -99,7 +97,8 @@ struct RemoteSources: SourceKind {
         let held = try HeldSource(slots: slots)
         let fetched: OriginClient.Fetched
         do {
-            fetched = try await origin.download(url, validators: cached)
+            // Without the bytes, a 304 would leave nothing to render: ask for them whole.
+            fetched = try await origin.download(url, validators: cache?.keepsBytes == true ? cached : nil)
         } catch {
             if error.status == .notFound { cache?.remove(url.text) }
             let transient = [.badGateway, .gatewayTimeout].contains(error.status)

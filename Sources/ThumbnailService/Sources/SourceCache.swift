@@ -25,7 +25,8 @@ final class SourceCache: Sendable {
         static let currentVersion = 2
     }
 
-    private let files: CacheFolder
+    /// Nil: records in memory only, bytes never kept (a bucket cache's instance has no folder).
+    private let files: CacheFolder?
     private let recent = Locked<[String: Record]>([:])
     /// Longest record line read; URLs and validators are far shorter.
     private static let recordLimit = 16_384
@@ -38,12 +39,21 @@ final class SourceCache: Sendable {
         files = try CacheFolder(folder, sizeLimit: sizeLimit, setting: "source-cache-size", clock: clock)
     }
 
-    var evictions: Int { files.evictions }
+    /// Records in memory only: a source's ETag and format known without its origin within
+    /// `--source-ttl`, its bytes downloaded again when a render needs them.
+    init(memoryOnly: Void) {
+        files = nil
+    }
+
+    var evictions: Int { files?.evictions ?? 0 }
+
+    /// Whether a record's bytes are kept, so an origin's 304 can be answered from them.
+    var keepsBytes: Bool { files != nil }
 
     /// The record for `url`: from memory, else from the start of its file only.
     func record(for url: String) -> Record? {
         if let record = recent.withLock({ $0[url] }) { return record }
-        guard let head = files.readPrefix(url, limit: Self.recordLimit), let newline = head.firstIndex(of: UInt8(ascii: "\n")),
+        guard let head = files?.readPrefix(url, limit: Self.recordLimit), let newline = head.firstIndex(of: UInt8(ascii: "\n")),
               let record = try? JSONDecoder().decode(Record.self, from: head[..<newline]), record.version == Record.currentVersion, record.url == url else { return nil }
         remember(record)
         return record
@@ -59,7 +69,7 @@ final class SourceCache: Sendable {
     /// The bytes `record` describes, or nil when the file is gone, damaged (then removed) or since
     /// replaced. Makes the file recent.
     func bytes(of record: Record) -> Data? {
-        guard let contents = files.read(record.url), let newline = contents.firstIndex(of: UInt8(ascii: "\n")),
+        guard let contents = files?.read(record.url), let newline = contents.firstIndex(of: UInt8(ascii: "\n")),
               let stored = try? JSONDecoder().decode(Record.self, from: contents[..<newline]), stored.url == record.url else { return nil }
         let body = Data(contents[(newline + 1)...])
         guard body.count == stored.bytes, CacheFolder.digest(body) == stored.sha256 else {
@@ -71,6 +81,10 @@ final class SourceCache: Sendable {
 
     /// Keeps `bytes` as described by `record`. A cache that cannot be written only costs downloads.
     func store(_ record: Record, bytes: Data) {
+        guard let files else {
+            remember(record)
+            return
+        }
         guard var contents = try? JSONEncoder().encode(record) else { return }
         contents.append(UInt8(ascii: "\n"))
         contents.append(bytes)
@@ -88,7 +102,7 @@ final class SourceCache: Sendable {
 
     func remove(_ url: String) {
         forget(url)
-        files.remove(url)
+        files?.remove(url)
     }
 
     /// A record for bytes just downloaded: digest and traits read from them once.

@@ -4,7 +4,7 @@ import Foundation
 /// each line it turns into a thumbnail URL, by the same rules the service applies.
 public enum SourceName {
     /// Why `text` can never be a source, or nil: a source is `local:///` and a path under the root,
-    /// or an http(s) URL the service could fetch. Whether it is allowed is the service's to say.
+    /// an http(s) URL the service could fetch, or an s3://BUCKET/KEY object. Whether it is allowed is the service's to say.
     public static func problem(with text: String) -> String? {
         if text.hasPrefix(LocalSourceRoot.scheme) {
             return LocalSourceRoot.relativePath(text) == nil ? "a local source is local:/// and a path under the root, without . or .. segments" : nil
@@ -12,6 +12,9 @@ public enum SourceName {
         if text.lowercased().hasPrefix("http://") || text.lowercased().hasPrefix("https://") {
             return SourceURL(text) == nil ? "not a URL the service can fetch (a host, no user or password, no encoded slashes, nothing above its root)" : nil
         }
-        return "not a source: give local:///PATH or an http(s) URL"
+        if text.hasPrefix(ObjectKey.scheme) {
+            return ObjectKey(text) == nil ? "an s3 source is s3://BUCKET/KEY: a bucket name of a-z, 0-9, . and -, a key without . or .. segments" : nil
+        }
+        return "not a source: give local:///PATH, an http(s) URL or s3://BUCKET/KEY"
     }
 }

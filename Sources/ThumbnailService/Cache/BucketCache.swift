@@ -1,0 +1,106 @@
+import Foundation
+import ImagePipeline
+
+/// Finished outputs in a bucket (`--cache s3://bucket/prefix`), shared by every instance pointed
+/// at it: what one instance rendered, the others (and one started later) serve without rendering.
+/// Keyed by the output's ETag, which is made of the source, the options and the settings that
+/// change bytes, never of the URL's signature: rotating keys keeps every object. Each object is
+/// written whole (one PUT) with its content type, the service's ETag and its SHA-256; a read whose
+/// body fails that checksum, or names another ETag, is a miss, never an answer. S3 evicts nothing
+/// by itself: a lifecycle rule on the prefix does (README, "Running it at scale").
+///
+/// The store failing (down, slow, 5xx, 403) never fails a request: each read and write has its own
+/// deadline (`--cache-timeout`), a failure is counted (`market_images_cache_store_total`) and the
+/// request is answered as without a cache; `StoreHealth` logs one warning per outage and keeps
+/// requests from waiting on a store that does not answer.
+struct BucketCache: Sendable {
+    let store: ObjectStore
+    let bucket: String
+    /// Keys are `<prefix><sha256 of the ETag>`; the prefix ends with `/` when it is not empty.
+    let prefix: String
+    let timeout: Duration
+    let health: StoreHealth
+    let metrics: ServiceMetrics
+    /// Larger outputs are not read back (nor, in practice, made: `--max-output-edge` bounds them).
+    static let maxObjectBytes = 256 << 20
+
+    /// `s3://bucket/prefix` as a bucket and a key prefix, or nil when it is not one.
+    static func location(_ text: String) -> (bucket: String, prefix: String)? {
+        guard text.hasPrefix(ObjectKey.scheme) else { return nil }
+        let rest = text.dropFirst(ObjectKey.scheme.count)
+        let bucket = String(rest.prefix { $0 != "/" })
+        var prefix = String(rest.dropFirst(bucket.count).drop { $0 == "/" })
+        if !prefix.isEmpty, !prefix.hasSuffix("/") { prefix += "/" }
+        guard ObjectKey(bucket: bucket, key: prefix + "x") != nil else { return nil }
+        return (bucket, prefix)
+    }
+
+    func key(for etag: String) -> ObjectKey {
+        ObjectKey(bucket: bucket, key: prefix + SigV4Signer.hexSHA256(Data(etag.utf8)))!
+    }
+
+    /// The output stored for `etag`, or nil: none, one that failed its check, or a store that failed.
+    func load(_ etag: String) async -> DiskCache.Entry? {
+        guard health.mayTry() else {
+            metrics.cacheStore("read", "skipped")
+            return nil
+        }
+        let response: ObjectStoreResponse?
+        do {
+            response = try await store.get(key(for: etag), maxBytes: Self.maxObjectBytes, within: timeout)
+        } catch {
+            metrics.cacheStore("read", "failed")
+            health.failed("a read: \(error)")
+            return nil
+        }
+        health.succeeded()
+        guard let response else {
+            metrics.cacheStore("read", "miss")
+            return nil
+        }
+        guard let entry = Self.entry(response, etag: etag) else {
+            metrics.cacheStore("read", "torn")
+            health.failed("an object failed its checksum (it is rendered again and replaced)", backingOff: false)
+            return nil
+        }
+        metrics.cacheStore("read", "hit")
+        return entry
+    }
+
+    /// Writes `entry` for `etag`, within the deadline; a failure is counted and otherwise ignored.
+    func store(_ entry: DiskCache.Entry, etag: String) async {
+        guard health.mayTry() else {
+            metrics.cacheStore("write", "skipped")
+            return
+        }
+        var headers = [(name: "content-type", value: entry.format?.mimeType ?? "application/json"),
+                       (name: "x-amz-meta-sha256", value: SigV4Signer.hexSHA256(entry.data)),
+                       (name: "x-amz-meta-etag", value: Self.bareETag(etag)),
+                       (name: "x-amz-meta-format", value: entry.format?.rawValue ?? "info"),
+                       (name: "x-amz-meta-size", value: "\(entry.width)x\(entry.height)")]
+        if let quality = entry.quality { headers.append((name: "x-amz-meta-quality", value: quality)) }
+        do {
+            try await store.put(key(for: etag), body: entry.data, headers: headers, within: timeout)
+        } catch {
+            metrics.cacheStore("write", "failed")
+            health.failed("a write: \(error)")
+            return
+        }
+        health.succeeded()
+        metrics.cacheStore("write", "stored")
+    }
+
+    /// The entry an object holds, when its body is whole (its length and SHA-256 as written) and
+    /// it was written for this ETag.
+    static func entry(_ response: ObjectStoreResponse, etag: String) -> DiskCache.Entry? {
+        let meta = { (name: String) in response.headers["x-amz-meta-" + name] }
+        guard response.status == 200, meta("sha256") == SigV4Signer.hexSHA256(response.body), meta("etag") == bareETag(etag),
+              let formatName = meta("format"), let size = meta("size")?.split(separator: "x").compactMap({ Int($0) }), size.count == 2 else { return nil }
+        let format = OutputFormat(rawValue: formatName)
+        guard format != nil || formatName == "info" else { return nil }
+        return DiskCache.Entry(format: format, width: size[0], height: size[1], data: response.body, quality: meta("quality"))
+    }
+
+    /// The ETag without its quotes, as metadata holds it.
+    private static func bareETag(_ etag: String) -> String { etag.trimmingCharacters(in: CharacterSet(charactersIn: "\"")) }
+}

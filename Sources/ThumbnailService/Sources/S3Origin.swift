@@ -1,0 +1,52 @@
+import Foundation
+
+/// `s3://bucket/key` sources (imgproxy's `IMGPROXY_USE_S3`), read from the configured store
+/// (`ObjectStore`) with the service's credentials, from buckets allowed by `--allow-source
+/// s3://bucket/`: no other bucket is read however the key is spelt. Given to `RemoteSources`, so
+/// an object costs what an http(s) source costs: the source cache, its byte limit, the download
+/// deadline and one bucket's share of the download slots; revalidated with S3's own conditional GET.
+struct S3Origin: SourceOrigin {
+    let store: ObjectStore
+    let prefixes: [SourceURL]
+    let maxBytes: Int
+    let timeout: Duration
+    var kind: String { "s3" }
+
+    func claims(_ name: String) -> Bool { name.hasPrefix(ObjectKey.scheme) }
+
+    func allowed(_ name: String) throws(ServiceFailure) -> SourceURL {
+        guard let object = ObjectKey(name) else {
+            throw ServiceFailure(status: .notFound, error: "source-not-found",
+                                 detail: "an s3 source is s3://BUCKET/KEY: a bucket name of a-z, 0-9, . and -, and a key without . or .. segments")
+        }
+        let url = SourceURL(object)
+        guard prefixes.contains(where: url.isUnder) else { throw ServiceFailure.sourceNotAllowed }
+        return url
+    }
+
+    func download(_ source: SourceURL, validators: SourceCache.Record?) async throws(ServiceFailure) -> OriginClient.Fetched {
+        guard let object = source.objectKey else { throw ServiceFailure.sourceNotAllowed }
+        var headers: [(name: String, value: String)] = []
+        if let etag = validators?.etag { headers.append((name: "if-none-match", value: etag)) }
+        if let lastModified = validators?.lastModified { headers.append((name: "if-modified-since", value: lastModified)) }
+        let response: ObjectStoreResponse?
+        do {
+            response = try await store.get(object, headers: headers, maxBytes: maxBytes, within: timeout)
+        } catch {
+            throw Self.failure(error, maxBytes: maxBytes)
+        }
+        guard let response else { throw ServiceFailure(status: .notFound, error: "source-not-found", detail: "the bucket has no such object") }
+        if response.status == 304, validators != nil { return .notModified }
+        return .body(response.body, etag: response.headers["etag"], lastModified: response.headers["last-modified"])
+    }
+
+    /// The client's answer for a store that failed: what an origin's failure of the same kind gets.
+    static func failure(_ error: ObjectStoreError, maxBytes: Int) -> ServiceFailure {
+        switch error {
+        case .tooLarge: .sourceTooLarge(limit: maxBytes)
+        case .timedOut: ServiceFailure(status: .gatewayTimeout, error: "origin-timeout", detail: "the object store did not answer in time")
+        case .unreachable: ServiceFailure(status: .badGateway, error: "origin-error", detail: "the object store could not be reached")
+        case .refused(let status, _): ServiceFailure(status: .badGateway, error: "origin-error", detail: "the object store answered \(status)")
+        }
+    }
+}

@@ -1,0 +1,108 @@
+import Foundation
+import MarketUploader
+import TestSupport
+import XCTest
+@testable import ImagePipeline
+@testable import ThumbnailService
+
+/// `s3://bucket/key` sources from a real S3 server on loopback (`MotoServer`), put there by
+/// botocore as any S3 client would: served from allowed buckets only, a missing object 404 like a
+/// missing file, keys that cannot leave their bucket, and the key's secret nowhere in the log.
+final class S3SourceTests: XCTestCase {
+    private var moto: MotoServer!
+    private let jpeg = try! Data(contentsOf: URL(fileURLWithPath: Fixture.path("photos/DSCN0010.jpg")))
+    private var credentials: [String: String] { ["AWS_ACCESS_KEY_ID": moto.accessKeyID, "AWS_SECRET_ACCESS_KEY": moto.secretAccessKey] }
+
+    /// moto with the test's buckets, for the tests that need it; stopped at the test's end.
+    private func startMoto(checksSignatures: Bool = true) throws {
+        let moto = try MotoServer(buckets: ["photos", "private-stuff"], checksSignatures: checksSignatures)
+        addTeardownBlock { moto.stop() }
+        self.moto = moto
+    }
+
+    private func path(_ source: String) -> String {
+        "/insecure" + ThumbnailURLSigner.path(options: ["w:120"], source: source)
+    }
+
+    private func start(_ arguments: [String], environment: [String: String]? = nil) async throws -> LiveService {
+        try await startService(["--root", try temporaryFolder(self), "--insecure-unsigned", "--use-s3", "--s3-endpoint", moto.endpoint,
+                                "--s3-region", "us-east-1"] + arguments,
+                               environment: environment ?? credentials, secrets: [moto.secretAccessKey])
+    }
+
+    func testObjectsAreServedFromAllowedBucketsOnly() async throws {
+        // moto cannot check signatures of some of these keys (`MotoServer`); a wrong key is the next test's.
+        try startMoto(checksSignatures: false)
+        let keys = ["sku-1/IMG 1.jpg", "odd/a?b#c%d+e&f=g.jpg", "dots/..a/b..jpg", "empty//segment.jpg"]
+        try moto.put(Dictionary(uniqueKeysWithValues: (keys + ["x.jpg?versionId=1"]).map { ($0, jpeg) }), bucket: "photos")
+        try moto.put(["secret.jpg": jpeg], bucket: "private-stuff")
+        let service = try await start(["--allow-source", "s3://photos/", "--cache", try temporaryFolder(self)])
+        for key in keys {
+            let answer = try await service.get(path("s3://photos/" + key))
+            XCTAssertEqual(answer.status, 200, "\(key): \(String(decoding: answer.body.prefix(300), as: UTF8.self))")
+            XCTAssertEqual(try ImageHeader.read(.data(answer.body)).width, 120, key)
+        }
+        let refused: [(String, Int, String)] = [
+            ("s3://photos/missing.jpg", 404, "source-not-found"),
+            ("s3://private-stuff/secret.jpg", 404, "source-not-allowed"),
+            ("s3://photos/../private-stuff/secret.jpg", 404, "source-not-found"),
+            ("s3://photos/./x/../../private-stuff/secret.jpg", 404, "source-not-found"),
+            ("s3://photos/x.jpg", 404, "source-not-found"),
+            ("s3://photos", 404, "source-not-found"),
+            ("s3://PHOTOS/sku-1/IMG 1.jpg", 404, "source-not-found"),
+        ]
+        for (source, status, error) in refused {
+            let answer = try await service.get(path(source))
+            XCTAssertEqual(answer.status, status, source)
+            XCTAssertTrue(String(decoding: answer.body, as: UTF8.self).contains(error), "\(source): \(String(decoding: answer.body, as: UTF8.self))")
+        }
+        // The query a key holds is part of the key, never the request's: this one is its own object.
+        let versioned = try await service.get(path("s3://photos/x.jpg?versionId=1"))
+        XCTAssertEqual(versioned.status, 200)
+        // A second size of the same object costs no second read: its record is fresh.
+        let second = try await service.get("/insecure" + ThumbnailURLSigner.path(options: ["w:60"], source: "s3://photos/" + keys[0]))
+        XCTAssertEqual(try ImageHeader.read(.data(second.body)).width, 60)
+        let metrics = try await service.metrics()
+        XCTAssertTrue(metrics.contains("market_images_source_bytes_total{kind=\"s3\"} \(jpeg.count * (keys.count + 1))"), metrics)
+    }
+
+    /// The store's failures have an origin's statuses: a wrong secret (moto checks signatures)
+    /// 502, a bucket that is not there 502 too (a configuration mistake, never a missing image), the
+    /// store down 502; no answer or log line says more than that, nor shows the secret.
+    func testAStoreThatFailsIsAnOriginThatFails() async throws {
+        try startMoto()
+        try moto.put(["a.jpg": jpeg], bucket: "photos")
+        let wrongSecret = "wrong/secret+key"
+        let wrong = try await startService(["--root", try temporaryFolder(self), "--insecure-unsigned", "--use-s3", "--s3-endpoint", moto.endpoint,
+                                            "--s3-region", "us-east-1", "--allow-source", "s3://photos/"],
+                                           environment: ["AWS_ACCESS_KEY_ID": moto.accessKeyID, "AWS_SECRET_ACCESS_KEY": wrongSecret], secrets: [wrongSecret])
+        let refused = try await wrong.get(path("s3://photos/a.jpg"))
+        XCTAssertEqual(refused.status, 502, String(decoding: refused.body, as: UTF8.self))
+        XCTAssertTrue(String(decoding: refused.body, as: UTF8.self).contains("answered 403"), String(decoding: refused.body, as: UTF8.self))
+        let service = try await start(["--allow-source", "s3://photos/", "--allow-source", "s3://no-such-bucket/"])
+        let gone = try await service.get(path("s3://no-such-bucket/a.jpg"))
+        XCTAssertEqual(gone.status, 502, String(decoding: gone.body, as: UTF8.self))
+        moto.stop()
+        let down = try await service.get(path("s3://photos/a.jpg"))
+        XCTAssertEqual(down.status, 502, String(decoding: down.body, as: UTF8.self))
+        XCTAssertFalse(service.logText.contains("Signature="), service.logText)
+    }
+
+    /// At start: an s3:// prefix needs s3 sources on, a bucket's name must be one, and a key
+    /// without its secret is named (with where it came from), the secret never shown.
+    func testSettingsAreCheckedAtStart() throws {
+        let folder = try temporaryFolder(self)
+        let base = ["--root", folder, "--insecure-unsigned"]
+        let off = LiveService.refusal(base + ["--allow-source", "s3://photos/"], environment: ["MARKET_IMAGES_KEY": ""]) ?? "started"
+        XCTAssertTrue(off.contains("--use-s3"), off)
+        let bad = LiveService.refusal(base + ["--use-s3", "--allow-source", "s3://Bad_Bucket/"], environment: ["MARKET_IMAGES_KEY": ""]) ?? "started"
+        XCTAssertTrue(bad.contains("s3://BUCKET/"), bad)
+        let half = LiveService.refusal(base + ["--use-s3", "--allow-source", "s3://photos/"],
+                                       environment: ["MARKET_IMAGES_KEY": "", "AWS_SECRET_ACCESS_KEY": "very/secret", "AWS_ACCESS_KEY_ID": ""]) ?? "started"
+        XCTAssertTrue(half.contains("$AWS_SECRET_ACCESS_KEY is set without AWS_ACCESS_KEY_ID"), half)
+        XCTAssertFalse(half.contains("very/secret"), half)
+        let cache = LiveService.refusal(base + ["--cache", "s3://thumbs/out"],
+                                        environment: ["MARKET_IMAGES_KEY": "", "AWS_ACCESS_KEY_ID": "", "AWS_SECRET_ACCESS_KEY": "", "HOME": folder]) ?? "started"
+        XCTAssertTrue(cache.contains("needs credentials"), cache)
+    }
+}
