@@ -52,8 +52,7 @@ struct ListingSearch: Sendable {
     /// only), so the product is read whole then. An image that cannot be read (another host, gone)
     /// makes it no match.
     private func holding(_ snapshot: ListingSnapshot, _ listed: ProductResponse) async -> ProductResponse? {
-        guard let listing = listed.images.isEmpty || listed.description == nil ? try? await client.product(id: listed.id) : listed,
-              listing.images.count == snapshot.images.count else { return nil }
+        guard let listing = listed.images.isEmpty || listed.description == nil ? try? await client.product(id: listed.id) : listed else { return nil }
         return await Self.holds(snapshot, listing, client: client) ? listing : nil
     }
 

@@ -19,6 +19,14 @@ final class ServerStateTests: PublishingTestCase {
         return (product.id, product.fields["stock"].map { String(Int(Double($0) ?? -1)) } ?? "")
     }
 
+    /// The lamp's folder published to a fresh server of `dialect`: its listing's id.
+    private func publishedLamp(_ dialect: Dialect) async throws -> Int {
+        try await start(dialect)
+        _ = try productFolder("lamp", photos: ["photos/DSCN0010.jpg"], json: Self.lamp)
+        _ = try await publish()
+        return try await onlyListing(dialect).id
+    }
+
     /// Requests that change the server, as the server received them.
     private func changes() async -> Int {
         await server.received.filter { $0.method != "GET" }.count
@@ -44,10 +52,7 @@ final class ServerStateTests: PublishingTestCase {
     /// the folder's, named as the server's; the server is read with one list page.
     func testAChangeMadeOnTheServerIsPutBack() async throws {
         for dialect in Dialect.allCases {
-            try await start(dialect)
-            _ = try productFolder("lamp", photos: ["photos/DSCN0010.jpg"], json: Self.lamp)
-            _ = try await publish()
-            let (id, _) = try await onlyListing(dialect)
+            let id = try await publishedLamp(dialect)
             _ = try await client.edit(id: id, ProductChange(stock: 1), credentials: credentials(for: dialect))
 
             var run = try publishRun()
@@ -82,14 +87,11 @@ final class ServerStateTests: PublishingTestCase {
         }
     }
 
-    /// A listing deleted on the server is registered again, with that reason; one deleted while a
-    /// run was killed mid-register is looked up, found gone, and registered once.
+    /// A listing deleted on the server is registered again, with that reason; a register of it
+    /// killed while the server held it, which it made, is found and recorded on the rerun.
     func testAProductDeletedOnTheServerIsRegisteredAgain() async throws {
         for dialect in Dialect.allCases {
-            try await start(dialect)
-            _ = try productFolder("lamp", photos: ["photos/DSCN0010.jpg"], json: Self.lamp)
-            _ = try await publish()
-            let (first, _) = try await onlyListing(dialect)
+            let first = try await publishedLamp(dialect)
             try await client.delete(id: first, credentials: credentials(for: dialect))
             try backdateRecord()
 
@@ -125,10 +127,7 @@ final class ServerStateTests: PublishingTestCase {
     /// A listing another client has just edited, not on the list page read, answers 404 for a
     /// moment: read again, it is there, and it is edited back, not registered a second time.
     func testAListingJustEditedElsewhereIsNotTakenForDeleted() async throws {
-        try await start(.openmarket)
-        _ = try productFolder("lamp", photos: ["photos/DSCN0010.jpg"], json: Self.lamp)
-        _ = try await publish()
-        let (id, _) = try await onlyListing(.openmarket)
+        let id = try await publishedLamp(.openmarket)
         _ = try await client.edit(id: id, ProductChange(stock: 1), credentials: Self.vendor)
         try backdateRecord()
         await server.arm(.status(200, body: #"{"pageNo":1,"itemsPerPage":100,"totalCount":0,"lastPage":1,"hasNext":false,"hasPrev":false,"pages":[]}"#), for: "GET")
@@ -244,10 +243,7 @@ final class ServerStateTests: PublishingTestCase {
     /// a rename leaves nothing to send twice.
     func testARenamedFolderKeepsItsListing() async throws {
         for dialect in Dialect.allCases {
-            try await start(dialect)
-            _ = try productFolder("lamp", photos: ["photos/DSCN0010.jpg"], json: Self.lamp)
-            _ = try await publish()
-            let (id, _) = try await onlyListing(dialect)
+            let id = try await publishedLamp(dialect)
             try FileManager.default.moveItem(atPath: products + "/lamp", toPath: products + "/desk-lamp")
 
             let dry = try await plan { $0.dryRun = true }
