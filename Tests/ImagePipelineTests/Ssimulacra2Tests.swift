@@ -13,7 +13,7 @@ final class Ssimulacra2Tests: XCTestCase {
                       "alpha/Flag_of_the_Netherlands-alpha.png", "color/concert.jpg"]
         var pairs: [(reference: String, distorted: String, ours: Double)] = []
         for (index, photo) in photos.enumerated() {
-            for edge in [240, 600] {
+            for edge in [240, 400] {
                 let reference = try DecodedImage.decode(file: Fixture.path(photo), maxPixels: .max) { _ in (edge, edge) }.flattened()
                 let referencePath = folder + "/\(index)-\(edge).png"
                 try ImageEncoder.encode(reference, as: .png, quality: 0, settings: EncoderSettings()).write(to: URL(fileURLWithPath: referencePath))

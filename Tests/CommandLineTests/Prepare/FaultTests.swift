@@ -19,13 +19,13 @@ final class FaultTests: FolderTestCase {
         return try JSONDecoder().decode(FolderReport.self, from: Data(result.stdout.utf8))
     }
 
-    /// SIGKILL at 12 random points of a run, alternating `prepare` and `thumbs` (20 proved nothing
-    /// more): once a random number of its outputs are finished, so every kill lands mid-run whatever
-    /// the machine's speed.
+    /// SIGKILL at 8 random points of a run, alternating `prepare` and `thumbs` (12 and 20 proved
+    /// nothing more): once a random number of its outputs are finished, so every kill lands mid-run
+    /// whatever the machine's speed.
     func testKilledRunsLeaveNothingPartialAndRerunsDoExactlyTheMissingWork() throws {
         var generator = SeededGenerator(seed: 0x51_6B11)
         var interrupted = 0
-        for trial in 0..<12 {
+        for trial in 0..<8 {
             let command = trial % 2 == 0 ? "prepare" : "thumbs"
             let records = command == "prepare" ? "manifest.json" : "thumbs.json"
             let out = root + "/out-\(trial)"
@@ -52,7 +52,7 @@ final class FaultTests: FolderTestCase {
             XCTAssertEqual(leftovers, [], "\(name): a rerun cleans up what the killed run left")
             _ = try finishedSources(in: out, records: records, scratch: root, trial: name + " rerun")
         }
-        XCTAssertGreaterThan(interrupted, 6, "most kills must land while the run is working")
+        XCTAssertGreaterThan(interrupted, 4, "most kills must land while the run is working")
     }
 
     /// Images written in full under `folder` (not the temporary files they are written as).
