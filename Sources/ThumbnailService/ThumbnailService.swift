@@ -53,7 +53,7 @@ public struct ThumbnailService: Sendable {
             let disk = try folder.map { folder throws(ImagePipelineError) in
                 try DiskCache(folder: folder, sizeLimit: configuration.cacheSize, clock: configuration.clock)
             }
-            // With a bucket, source records are kept in memory only (`SourceCache(memoryOnly:)`).
+            // With a bucket, source records are kept in memory and the bucket (`RemoteSources.shared`).
             let sourceCache = try folder.map { folder throws(ImagePipelineError) in
                 try SourceCache(folder: folder + "/sources", sizeLimit: configuration.sourceCacheSize, clock: configuration.clock)
             } ?? (bucket == nil ? nil : SourceCache(memoryOnly: ()))
@@ -69,7 +69,7 @@ public struct ThumbnailService: Sendable {
             let slots = SourceSlots(limit: configuration.maxDownloads)
             let remotes = ([origin] + (configuration.useS3 ? [Self.s3Origin(configuration, store: store)] : [])).map { (origin: any SourceOrigin) in
                 RemoteSources(origin: origin, slots: slots,
-                              maxDownloadsPerOrigin: configuration.maxDownloadsPerOrigin ?? max(1, configuration.maxDownloads / 2), cache: sourceCache,
+                              maxDownloadsPerOrigin: configuration.maxDownloadsPerOrigin ?? max(1, configuration.maxDownloads / 2), cache: sourceCache, shared: bucket,
                               freshness: SourceFreshness(ttl: Double(configuration.sourceTTL), staleIfError: Double(configuration.sourceStaleIfError)),
                               clock: configuration.clock, metrics: metrics)
             }

@@ -80,6 +80,33 @@ final class ImageRequestPathTests: XCTestCase {
     /// `rs:fill:65535:1` parses as options but is refused before any work: a crop past the largest
     /// edge the service allows (and at dpr 8, past it even from a sane number). A fit past it is
     /// clamped to it instead, since a fit never enlarges: `pr:upload/dpr:3` is the source up to the limit.
+    /// A path parsed once is not parsed again (a hit's URL comes back and back), an `expires` is
+    /// checked on every use against the clock, and the memory of paths is bounded by count and length.
+    func testParsedPathsAreKeptButExpiryIsCheckedEachTime() throws {
+        let paths = ParsedPaths()
+        let parses = Locked(0)
+        let parse = { (path: String) throws(ProcessingError) -> ImageRequestPath in
+            parses.withLock { $0 += 1 }
+            return try ImageRequestPath.parse(path, now: Date(timeIntervalSince1970: 0))
+        }
+        let expiring = "/exp:1000/w:100/plain/local:///a.jpg"
+        XCTAssertEqual(try paths.parsed(expiring, info: false, now: Date(timeIntervalSince1970: 999), by: parse).options.width, 100)
+        XCTAssertEqual(try paths.parsed(expiring, info: false, now: Date(timeIntervalSince1970: 999), by: parse).options.width, 100)
+        XCTAssertEqual(parses.current, 1, "the second use is not parsed")
+        XCTAssertThrowsError(try paths.parsed(expiring, info: false, now: Date(timeIntervalSince1970: 1001), by: parse)) { error in
+            XCTAssertEqual(error as? ProcessingError, .expired)
+        }
+        _ = try paths.parsed(expiring, info: true, by: parse)
+        XCTAssertEqual(parses.current, 2, "an info URL's parse is its own")
+        let long = "/w:100/plain/local:///" + String(repeating: "a", count: ParsedPaths.lengthLimit) + ".jpg"
+        _ = try paths.parsed(long, info: false, by: parse)
+        _ = try paths.parsed(long, info: false, by: parse)
+        XCTAssertEqual(parses.current, 4, "a long path is not kept")
+        for width in 1...ParsedPaths.countLimit { _ = try paths.parsed("/w:\(width)/plain/local:///a.jpg", info: false, by: parse) }
+        _ = try paths.parsed(expiring, info: false, now: Date(timeIntervalSince1970: 999), by: parse)
+        XCTAssertEqual(parses.current, 4 + ParsedPaths.countLimit + 1, "full, the memory started over")
+    }
+
     func testOutputSizeIsBoundedByTheService() throws {
         func spec(_ path: String) throws -> RenderSpec {
             try parse(path).options.spec(format: .jpeg, defaultQuality: 80, maxOutputEdge: 4096)

@@ -15,7 +15,7 @@ final class S3SourceTests: XCTestCase {
 
     /// moto with the test's buckets, for the tests that need it; stopped at the test's end.
     private func startMoto(checksSignatures: Bool = true) throws {
-        let moto = try MotoServer(buckets: ["photos", "private-stuff"], checksSignatures: checksSignatures)
+        let moto = try MotoServer(buckets: ["photos", "private-stuff", "thumbs"], checksSignatures: checksSignatures)
         addTeardownBlock { moto.stop() }
         self.moto = moto
     }
@@ -64,6 +64,36 @@ final class S3SourceTests: XCTestCase {
         XCTAssertEqual(try ImageHeader.read(.data(second.body)).width, 60)
         let metrics = try await service.metrics()
         XCTAssertTrue(metrics.contains("market_images_source_bytes_total{kind=\"s3\"} \(jpeg.count * (keys.count + 1))"), metrics)
+    }
+
+    /// With a bucket cache, sources' records are shared too: an instance that never fetched a source
+    /// serves another's output of it without downloading it, and downloads it only to render a
+    /// size of its own; one whose record is past `--source-ttl` revalidates it with S3's
+    /// conditional GET (a 304, no bytes) rather than downloading it again.
+    func testAnInstanceServesTheFleetsOutputsOfASourceWithoutDownloadingIt() async throws {
+        try startMoto()
+        try moto.put(["a.jpg": jpeg], bucket: "photos")
+        let arguments = ["--allow-source", "s3://photos/", "--cache", "s3://thumbs/out"]
+        let first = try await start(arguments)
+        let rendered = try await first.get(path("s3://photos/a.jpg"))
+        XCTAssertEqual(rendered.status, 200)
+        let second = try await start(arguments)
+        let hit = try await second.get(path("s3://photos/a.jpg"))
+        XCTAssertEqual(hit.status, 200)
+        var metrics = try await second.metrics()
+        XCTAssertTrue(metrics.contains("market_images_cache_total{outcome=\"remote-hit\"} 1"), metrics)
+        XCTAssertFalse(metrics.contains("market_images_source_bytes_total{kind=\"s3\"}"), "no download for a hit: \(metrics)")
+        let size = try await second.get("/insecure" + ThumbnailURLSigner.path(options: ["w:60"], source: "s3://photos/a.jpg"))
+        XCTAssertEqual(try ImageHeader.read(.data(size.body)).width, 60)
+        metrics = try await second.metrics()
+        XCTAssertTrue(metrics.contains("market_images_source_bytes_total{kind=\"s3\"} \(jpeg.count)"), "one download to render: \(metrics)")
+
+        let third = try await start(arguments + ["--source-ttl", "0"])
+        let revalidated = try await third.get(path("s3://photos/a.jpg"))
+        XCTAssertEqual(revalidated.status, 200)
+        metrics = try await third.metrics()
+        XCTAssertTrue(metrics.contains("market_images_sources_total{outcome=\"revalidated\"} 1"), metrics)
+        XCTAssertFalse(metrics.contains("market_images_source_bytes_total{kind=\"s3\"}"), "a 304, no bytes: \(metrics)")
     }
 
     /// The store's failures have an origin's statuses: a wrong secret (moto checks signatures)

@@ -41,13 +41,48 @@ struct BucketCache: Sendable {
 
     /// The output stored for `etag`, or nil: none, one that failed its check, or a store that failed.
     func load(_ etag: String) async -> DiskCache.Entry? {
+        await read(key(for: etag)) { Self.entry($0, etag: etag) }
+    }
+
+    /// Writes `entry` for `etag`, within the deadline; a failure is counted and otherwise ignored.
+    func store(_ entry: DiskCache.Entry, etag: String) async {
+        var headers = [(name: "content-type", value: entry.format?.mimeType ?? "application/json"),
+                       (name: "x-amz-meta-etag", value: Self.bareETag(etag)),
+                       (name: "x-amz-meta-format", value: entry.format?.rawValue ?? "info"),
+                       (name: "x-amz-meta-size", value: "\(entry.width)x\(entry.height)")]
+        if let quality = entry.quality { headers.append((name: "x-amz-meta-quality", value: quality)) }
+        await write(entry.data, headers: headers, to: key(for: etag))
+    }
+
+    /// A remote source's record (its digest, validators and traits: what an output's ETag and a
+    /// revalidation need), shared so that an instance that never fetched the source serves the
+    /// others' outputs of it without downloading it. Keyed by the URL's SHA-256 under `sources/`.
+    func record(for url: String) async -> SourceCache.Record? {
+        await read(recordKey(url)) { response in
+            guard Self.isWhole(response), let record = try? JSONDecoder().decode(SourceCache.Record.self, from: response.body),
+                  record.version == SourceCache.Record.currentVersion, record.url == url else { return nil }
+            return record
+        }
+    }
+
+    func store(_ record: SourceCache.Record) async {
+        guard let body = try? JSONEncoder().encode(record) else { return }
+        await write(body, headers: [(name: "content-type", value: "application/json")], to: recordKey(record.url))
+    }
+
+    private func recordKey(_ url: String) -> ObjectKey {
+        ObjectKey(bucket: bucket, key: prefix + "sources/" + SigV4Signer.hexSHA256(Data(url.utf8)))!
+    }
+
+    /// An object read within the deadline and made into a value by `decode` (nil: torn), or nil.
+    private func read<Value>(_ key: ObjectKey, _ decode: (ObjectStoreResponse) -> Value?) async -> Value? {
         guard health.mayTry() else {
             metrics.cacheStore("read", "skipped")
             return nil
         }
         let response: ObjectStoreResponse?
         do {
-            response = try await store.get(key(for: etag), maxBytes: Self.maxObjectBytes, within: timeout)
+            response = try await store.get(key, maxBytes: Self.maxObjectBytes, within: timeout)
         } catch {
             metrics.cacheStore("read", "failed")
             health.failed("a read: \(error)")
@@ -58,29 +93,24 @@ struct BucketCache: Sendable {
             metrics.cacheStore("read", "miss")
             return nil
         }
-        guard let entry = Self.entry(response, etag: etag) else {
+        guard let value = decode(response) else {
             metrics.cacheStore("read", "torn")
             health.failed("an object failed its checksum (it is rendered again and replaced)", backingOff: false)
             return nil
         }
         metrics.cacheStore("read", "hit")
-        return entry
+        return value
     }
 
-    /// Writes `entry` for `etag`, within the deadline; a failure is counted and otherwise ignored.
-    func store(_ entry: DiskCache.Entry, etag: String) async {
+    /// One PUT of `body` with its SHA-256 as metadata, within the deadline; a failure is counted and
+    /// otherwise ignored.
+    private func write(_ body: Data, headers: [(name: String, value: String)], to key: ObjectKey) async {
         guard health.mayTry() else {
             metrics.cacheStore("write", "skipped")
             return
         }
-        var headers = [(name: "content-type", value: entry.format?.mimeType ?? "application/json"),
-                       (name: "x-amz-meta-sha256", value: SigV4Signer.hexSHA256(entry.data)),
-                       (name: "x-amz-meta-etag", value: Self.bareETag(etag)),
-                       (name: "x-amz-meta-format", value: entry.format?.rawValue ?? "info"),
-                       (name: "x-amz-meta-size", value: "\(entry.width)x\(entry.height)")]
-        if let quality = entry.quality { headers.append((name: "x-amz-meta-quality", value: quality)) }
         do {
-            try await store.put(key(for: etag), body: entry.data, headers: headers, within: timeout)
+            try await store.put(key, body: body, headers: headers + [(name: "x-amz-meta-sha256", value: SigV4Signer.hexSHA256(body))], within: timeout)
         } catch {
             metrics.cacheStore("write", "failed")
             health.failed("a write: \(error)")
@@ -90,11 +120,16 @@ struct BucketCache: Sendable {
         metrics.cacheStore("write", "stored")
     }
 
+    /// Whether an object's body is as written: its SHA-256 the one its metadata carries.
+    private static func isWhole(_ response: ObjectStoreResponse) -> Bool {
+        response.status == 200 && response.headers["x-amz-meta-sha256"] == SigV4Signer.hexSHA256(response.body)
+    }
+
     /// The entry an object holds, when its body is whole (its length and SHA-256 as written) and
     /// it was written for this ETag.
     static func entry(_ response: ObjectStoreResponse, etag: String) -> DiskCache.Entry? {
         let meta = { (name: String) in response.headers["x-amz-meta-" + name] }
-        guard response.status == 200, meta("sha256") == SigV4Signer.hexSHA256(response.body), meta("etag") == bareETag(etag),
+        guard isWhole(response), meta("etag") == bareETag(etag),
               let formatName = meta("format"), let size = meta("size")?.split(separator: "x").compactMap({ Int($0) }), size.count == 2 else { return nil }
         let format = OutputFormat(rawValue: formatName)
         guard format != nil || formatName == "info" else { return nil }

@@ -22,6 +22,7 @@ struct ImageRequestHandler: Sendable {
     let watermark: ConfiguredWatermark?
     let watermarkOpacity: Double
     private let flight = SingleFlight<EncodedImage>()
+    private let parsedPaths = ParsedPaths()
 
     init(rules: URLRules, maxAge: Int, signature: SignatureCheck, sources: [any SourceKind],
          planner: OutputPlanner, pool: ImageWorkPool, memory: MemoryBudget, caches: OutputCaches, metrics: ServiceMetrics, fallback: FallbackImage?,
@@ -51,14 +52,18 @@ struct ImageRequestHandler: Sendable {
         guard signature.accepts(signature: trimmed[..<slash], path: trimmed[slash...]) else {
             throw ServiceFailure(status: .forbidden, error: "forbidden", detail: "the signature does not match the path")
         }
-        // 3. Options and source name, parsed and bounded (presets only, if so configured).
-        var parsed: ImageRequestPath
+        // 3. Options and source name, parsed and bounded (presets only, if so configured), with the
+        //    service's defaults; a path parsed before is not parsed again.
+        let parsed: ImageRequestPath
         do {
-            parsed = try rules.parse(String(trimmed[slash...]), info: info)
+            parsed = try parsedPaths.parsed(String(trimmed[slash...]), info: info) { path throws(ProcessingError) in
+                var parsed = try rules.parse(path, info: info)
+                parsed.options = planner.applyingDefaults(to: parsed.options)
+                return parsed
+            }
         } catch {
             throw ServiceFailure(error)
         }
-        parsed.options = planner.applyingDefaults(to: parsed.options)
         if info { return try await describe(parsed, to: request) }
         do {
             return try await answer(parsed, to: request)

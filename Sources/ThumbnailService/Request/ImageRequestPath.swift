@@ -61,8 +61,14 @@ public struct ImageRequestPath: Sendable, Equatable {
         }
         if let fileExtension { options.format = try ProcessingOptions.format(fileExtension) }
         if onlyPresets, !(info ? 0...1 : 1...presetListLimit).contains(presetsNamed) { throw .presetCount(presetsNamed) }
+        let parsed = ImageRequestPath(options: options, source: source)
+        try parsed.checkNotExpired(now: now)
+        return parsed
+    }
+
+    /// A URL past its `expires` (imgproxy's; 0 is none) is refused.
+    func checkNotExpired(now: Date) throws(ProcessingError) {
         if let expires = options.expires, expires.timeIntervalSince1970 > 0, expires < now { throw .expired }
-        return ImageRequestPath(options: options, source: source)
     }
 
     private static func plainSource(_ text: String) throws(ProcessingError) -> (String, String?) {

@@ -8,7 +8,10 @@ import ImagePipeline
 /// With a cache folder, a source costs one download, then none: its record (digest, validators,
 /// transparency) answers for it within `--source-ttl`, so an output's ETag, a 304 and a cache hit
 /// need no origin at all; after that it is revalidated with a conditional GET, and while the origin
-/// fails, the copy is served for `--source-stale-if-error` more. Concurrent requests for one source
+/// fails, the copy is served for `--source-stale-if-error` more. With a bucket cache, the records
+/// are in the bucket too (`shared`), so an instance serves outputs of sources another instance
+/// fetched without downloading them, and revalidates with their validators; only a render
+/// downloads the bytes. Concurrent requests for one source
 /// share one download or revalidation (whatever sizes they ask for), and at most `--max-downloads`
 /// sources are held in memory at once, at most `--max-downloads-per-origin` of them downloading from
 /// one origin: more are answered 503 at once.
@@ -17,6 +20,8 @@ struct RemoteSources: SourceKind {
     let slots: SourceSlots
     let originSlots: OriginSlots
     let cache: SourceCache?
+    /// The records every instance on the bucket cache shares.
+    let shared: BucketCache?
     let freshness: SourceFreshness
     let clock: @Sendable () -> Date
     let metrics: ServiceMetrics
@@ -24,12 +29,12 @@ struct RemoteSources: SourceKind {
     private let inMemory = SourcesInMemory()
 
     /// `slots`: those of the service's other remote kinds, so `--max-downloads` bounds them all together.
-    init(origin: any SourceOrigin, slots: SourceSlots, maxDownloadsPerOrigin: Int, cache: SourceCache?, freshness: SourceFreshness,
-         clock: @escaping @Sendable () -> Date, metrics: ServiceMetrics) {
+    init(origin: any SourceOrigin, slots: SourceSlots, maxDownloadsPerOrigin: Int, cache: SourceCache?, shared: BucketCache?,
+         freshness: SourceFreshness, clock: @escaping @Sendable () -> Date, metrics: ServiceMetrics) {
         self.origin = origin
         self.slots = slots
         originSlots = OriginSlots(limit: maxDownloadsPerOrigin)
-        (self.cache, self.freshness, self.clock, self.metrics) = (cache, freshness, clock, metrics)
+        (self.cache, self.shared, self.freshness, self.clock, self.metrics) = (cache, shared, freshness, clock, metrics)
     }
 
     func claims(_ name: String) -> Bool { origin.claims(name) }
@@ -43,7 +48,6 @@ struct RemoteSources: SourceKind {
         let source = try await lookup(name)
         if source.outcome != .fresh { metrics.span("downloading", ContinuousClock.now - started) }
         metrics.source(source.outcome.rawValue)
-        if source.outcome == .downloaded { metrics.sourceBytes(source.record.bytes, kind: origin.kind) }
         return source
     }
 
@@ -51,6 +55,13 @@ struct RemoteSources: SourceKind {
         let url = try origin.allowed(name)
         if let record = cache?.record(for: url.text), freshness.isFresh(record, now: clock()) {
             return RemoteSource(url: url, record: record, outcome: .fresh, sources: self)
+        }
+        // Another instance's record, fresher than ours or the only one: kept, and fresh or not, its
+        // validators are what a revalidation sends.
+        if let shared, let record = await shared.record(for: url.text),
+           record.validated > cache?.record(for: url.text)?.validated ?? -.infinity {
+            cache?.remember(record)
+            if freshness.isFresh(record, now: clock()) { return RemoteSource(url: url, record: record, outcome: .fresh, sources: self) }
         }
         return try await refresh(url)
     }
@@ -67,20 +78,22 @@ struct RemoteSources: SourceKind {
                 return held
             }
         }
-        // The slot is given back above: the download below takes its own.
+        // The slot is given back above: the download below takes its own, and asks for the bytes
+        // whole (a 304 would leave nothing to render).
         cache?.forget(source.url.text)
-        let fetched = try await refresh(source.url)
+        let fetched = try await refresh(source.url, whole: true)
         guard let bytes = fetched.held, fetched.record.sha256 == source.record.sha256 else { throw Self.changedMeanwhile }
         return bytes
     }
 
-    /// One download or revalidation per source at a time, however many requests need it.
-    private func refresh(_ url: SourceURL) async throws(ServiceFailure) -> RemoteSource {
+    /// One download or revalidation per source at a time, however many requests need it; `whole`:
+    /// a download, for the bytes.
+    private func refresh(_ url: SourceURL, whole: Bool = false) async throws(ServiceFailure) -> RemoteSource {
         do {
-            return try await flights.run(url.text) { [self] () throws(ServiceFailure) -> RemoteSource in
+            return try await flights.run((whole ? "whole " : "") + url.text) { [self] () throws(ServiceFailure) -> RemoteSource in
                 let cached = cache?.record(for: url.text)
-                if let cached, freshness.isFresh(cached, now: clock()) { return RemoteSource(url: url, record: cached, outcome: .fresh, sources: self) }
-                return try await fetch(url, cached: cached)
+                if let cached, !whole, freshness.isFresh(cached, now: clock()) { return RemoteSource(url: url, record: cached, outcome: .fresh, sources: self) }
+                return try await fetch(url, cached: cached, whole: whole)
             }
         } catch let failure as ServiceFailure {
             throw failure
@@ -89,16 +102,17 @@ struct RemoteSources: SourceKind {
         }
     }
 
-    /// A conditional GET when there is a copy, else a plain one. A 304 keeps the copy (made fresh);
-    /// a 404 forgets it; an origin error or timeout serves it while it is within stale-if-error.
-    private func fetch(_ url: SourceURL, cached: SourceCache.Record?) async throws(ServiceFailure) -> RemoteSource {
+    /// A conditional GET when there is a record, else (or `whole`) a plain one. A 304 keeps the
+    /// record (made fresh) and the copy, if one is kept; a 404 forgets them; an origin error or
+    /// timeout serves them while they are within stale-if-error. A new or revalidated record is
+    /// shared with the other instances.
+    private func fetch(_ url: SourceURL, cached: SourceCache.Record?, whole: Bool) async throws(ServiceFailure) -> RemoteSource {
         let downloading = try originSlots.take(for: url)
         defer { downloading.giveBack() }
         let held = try HeldSource(slots: slots)
         let fetched: OriginClient.Fetched
         do {
-            // Without the bytes, a 304 would leave nothing to render: ask for them whole.
-            fetched = try await origin.download(url, validators: cache?.keepsBytes == true ? cached : nil)
+            fetched = try await origin.download(url, validators: whole ? nil : cached)
         } catch {
             if error.status == .notFound { cache?.remove(url.text) }
             let transient = [.badGateway, .gatewayTimeout].contains(error.status)
@@ -115,13 +129,22 @@ struct RemoteSources: SourceKind {
             } catch {
                 throw ServiceFailure(error)
             }
+            metrics.sourceBytes(data.count, kind: origin.kind)
             cache?.store(record, bytes: data)
+            await shared?.store(record)
             held.data = data
             inMemory[record.sha256] = held
             return RemoteSource(url: url, record: record, held: held, outcome: .downloaded, sources: self)
         case .notModified:
-            guard var record = cached, let data = cache?.bytes(of: record) else { throw Self.changedMeanwhile }
+            guard var record = cached else { throw Self.changedMeanwhile }
             record.validated = clock().timeIntervalSince1970
+            await shared?.store(record)
+            // The kept copy comes along; without one (none kept, or evicted) the record alone
+            // answers, and a render downloads the bytes.
+            guard let data = cache?.bytes(of: record) else {
+                cache?.remember(record)
+                return RemoteSource(url: url, record: record, outcome: .revalidated, sources: self)
+            }
             cache?.store(record, bytes: data)
             held.data = data
             return RemoteSource(url: url, record: record, held: held, outcome: .revalidated, sources: self)

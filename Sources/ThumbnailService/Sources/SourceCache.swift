@@ -47,9 +47,6 @@ final class SourceCache: Sendable {
 
     var evictions: Int { files?.evictions ?? 0 }
 
-    /// Whether a record's bytes are kept, so an origin's 304 can be answered from them.
-    var keepsBytes: Bool { files != nil }
-
     /// The record for `url`: from memory, else from the start of its file only.
     func record(for url: String) -> Record? {
         if let record = recent.withLock({ $0[url] }) { return record }
@@ -59,7 +56,8 @@ final class SourceCache: Sendable {
         return record
     }
 
-    private func remember(_ record: Record) {
+    /// Keeps `record` in memory (not on disk): one read from the file or the bucket, or made fresh.
+    func remember(_ record: Record) {
         recent.withLock { recent in
             if recent.count >= Self.recentLimit { recent.removeAll(keepingCapacity: true) }
             recent[record.url] = record
