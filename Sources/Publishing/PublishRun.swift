@@ -203,7 +203,7 @@ public struct PublishRun: Sendable {
         do {
             found = try await search.find(current)
         } catch {
-            return .blocked(.failed(name, .blocked, "looking for a listing of it on the server before registering failed: \(describe(error)); nothing was sent"))
+            return .blocked(.failed(name, .blocked, "it was not registered, since looking for a listing of it on the server failed: \(describe(error))"))
         }
         let ids = { (listings: [ProductResponse]) in listings.map { String($0.id) }.joined(separator: ", ") }
         switch found {
