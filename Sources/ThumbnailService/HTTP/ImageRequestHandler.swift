@@ -45,24 +45,24 @@ struct ImageRequestHandler: Sendable {
             throw ServiceFailure(status: .notFound, error: "not-found", detail: "image URLs are under \(rules.pathPrefix ?? "")/")
         }
         let info = path.hasPrefix("/info/")
-        let trimmed = path.dropFirst(info ? "/info/".count : 1)
-        guard let slash = trimmed.firstIndex(of: "/"), slash > trimmed.startIndex else {
-            throw ServiceFailure(status: .notFound, error: "not-found", detail: "expected /{signature}/{options}/{source}")
-        }
-        guard signature.accepts(signature: trimmed[..<slash], path: trimmed[slash...]) else {
-            throw ServiceFailure(status: .forbidden, error: "forbidden", detail: "the signature does not match the path")
-        }
-        // 3. Options and source name, parsed and bounded (presets only, if so configured), with the
-        //    service's defaults; a path parsed before is not parsed again.
-        let parsed: ImageRequestPath
-        do {
-            parsed = try parsedPaths.parsed(String(trimmed[slash...]), info: info) { path throws(ProcessingError) in
-                var parsed = try rules.parse(path, info: info)
+        // A signed path accepted and parsed before is neither checked nor parsed again: the same
+        // bytes carry the same signature (`ParsedPaths`).
+        let parsed = try parsedPaths.parsed(String(path.dropFirst(info ? "/info/".count : 1)), info: info) { signed throws(ServiceFailure) in
+            guard let slash = signed.firstIndex(of: "/"), slash > signed.startIndex else {
+                throw ServiceFailure(status: .notFound, error: "not-found", detail: "expected /{signature}/{options}/{source}")
+            }
+            guard signature.accepts(signature: signed[..<slash], path: signed[slash...]) else {
+                throw ServiceFailure(status: .forbidden, error: "forbidden", detail: "the signature does not match the path")
+            }
+            // 3. Options and source name, parsed and bounded (presets only, if so configured), with
+            //    the service's defaults.
+            do throws(ProcessingError) {
+                var parsed = try rules.parse(String(signed[slash...]), info: info)
                 parsed.options = planner.applyingDefaults(to: parsed.options)
                 return parsed
+            } catch {
+                throw ServiceFailure(error)
             }
-        } catch {
-            throw ServiceFailure(error)
         }
         if info { return try await describe(parsed, to: request) }
         do {
