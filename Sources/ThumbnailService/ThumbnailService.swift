@@ -46,8 +46,11 @@ public struct ThumbnailService: Sendable {
                                 credentials: configuration.s3Credentials, transport: configuration.objectStoreTransport)
         let bucket = configuration.cacheFolder.flatMap(BucketCache.location).map { location in
             BucketCache(store: store, bucket: location.bucket, prefix: location.prefix, timeout: configuration.cacheTimeout,
-                        health: StoreHealth(probeInterval: configuration.storeProbeInterval, logger: logger), metrics: metrics)
+                        health: StoreHealth(probeInterval: configuration.storeProbeInterval, clock: configuration.clock, logger: logger),
+                        metrics: metrics, logger: logger, maxObjectBytes: BucketCache.maxObjectBytes(memoryCache: configuration.memoryCache))
         }
+        let storeUses = (configuration.useS3 ? ["s3:// sources"] : []) + (bucket.map { ["the output cache in \($0.location)"] } ?? [])
+        if !storeUses.isEmpty { logger.info("\(storeUses.joined(separator: " and ")) through \(store.summary)") }
         let folder = bucket == nil ? configuration.cacheFolder : nil
         do {
             let disk = try folder.map { folder throws(ImagePipelineError) in

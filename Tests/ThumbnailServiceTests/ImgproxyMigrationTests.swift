@@ -145,6 +145,13 @@ final class ImgproxyMigrationTests: FolderTestCase {
         XCTAssertEqual(refusal(["IMGPROXY_ALLOWED_SOURCES": "local://,https://*.example.com/"]), "started")
         XCTAssertTrue(refusal(["IMGPROXY_PATH_PREFIX": "img/"]).contains("takes a path like /img"))
         XCTAssertTrue(refusal(["IMGPROXY_PROMETHEUS_NAMESPACE": "market_images"]).contains("not market_images"))
+        // imgproxy's lists of buckets narrow its sources: ignored, a denied bucket would be served under
+        // s3://*/, so either stops the start, saying to list the buckets in the allowed sources.
+        let s3 = ["IMGPROXY_USE_S3": "true", "IMGPROXY_S3_ENDPOINT": "http://127.0.0.1:9000", "IMGPROXY_ALLOWED_SOURCES": "s3://*/"]
+        let denied = refusal(s3.merging(["IMGPROXY_S3_DENIED_BUCKETS": "private"]) { $1 })
+        XCTAssertTrue(denied.hasPrefix("$IMGPROXY_S3_DENIED_BUCKETS is a deny-list") && denied.contains("in IMGPROXY_ALLOWED_SOURCES (s3://BUCKET/ each)"), denied)
+        let allowed = refusal(["IMGPROXY_USE_S3": "true", "IMGPROXY_S3_ALLOWED_BUCKETS": "photos, thumbs"])
+        XCTAssertTrue(allowed.hasPrefix("$IMGPROXY_S3_ALLOWED_BUCKETS is not read") && allowed.contains("in IMGPROXY_ALLOWED_SOURCES (s3://photos/,s3://thumbs/,"), allowed)
         XCTAssertTrue(refusal(["MARKET_IMAGES_BIND": "localhost:8080", "MARKET_IMAGES_METRICS_BIND": "127.0.0.1:8080"]).contains("is the service's own port"))
         // imgproxy's `:PORT`, every interface, under either name.
         let everyInterface = try ServiceSettings(arguments: ["--bind", ":8080", "--metrics-bind", "127.0.0.1:9090"],

@@ -86,6 +86,9 @@ final class S3CacheTests: ServiceTestCase, @unchecked Sendable {
         }
         XCTAssertEqual(otherLog.all.filter { $0.contains("cache=remote-hit") }.count, 1, "\(otherLog.all)")
         XCTAssertFalse((log.all + otherLog.all).contains { $0.contains(self.moto.secretAccessKey) || $0.contains("Signature=") })
+        // The start names the store and where in it outputs go, never the key.
+        XCTAssertTrue(log.all.contains { $0.contains("s3://thumbs/out/") && $0.contains(self.moto.endpoint) }, "\(log.all)")
+        XCTAssertFalse(log.all.contains { $0.contains(self.moto.accessKeyID) }, "\(log.all)")
     }
 
     /// An object whose body fails its checksum (torn on the way) is a miss: the image is rendered
@@ -108,6 +111,34 @@ final class S3CacheTests: ServiceTestCase, @unchecked Sendable {
             XCTAssertEqual(Self.renders(service), 2, "the replaced object is whole")
         }
         XCTAssertEqual(log.all.filter { $0.contains("cache=remote-hit") }.count, 1, "\(log.all)")
+        // The object's fault, not the store's: a line naming it, and no outage.
+        XCTAssertEqual(log.all.filter { $0.contains("/out/") && $0.contains("failed its checksum") }.count, 1, "\(log.all)")
+        XCTAssertFalse(log.all.contains { $0.contains("the cache bucket failed") || $0.contains("the cache bucket answers again") }, "\(log.all)")
+    }
+
+    /// An object past the largest output the memory cache keeps is a miss, its body refused once past
+    /// that limit (a read without a length cannot buffer a huge body): the output is rendered, the
+    /// store's health untouched.
+    func testAnObjectPastTheOutputLimitIsAMiss() async throws {
+        let configuration = bucketConfiguration(prefix: "large")
+        let first = try await render(small(100), configuration: configuration, log: LogLines())
+        let key = try XCTUnwrap(try moto.keys(in: "thumbs", prefix: "large").first)
+        // The object as the service writes one, for this output, but a byte past a tenth of the memory cache.
+        let large = Data(repeating: 0xff, count: configuration.memoryCache / 10 + 1)
+        let etag = try XCTUnwrap(first.etag).trimmingCharacters(in: CharacterSet(charactersIn: "\""))
+        let store = ObjectStore(endpoint: moto.endpoint, region: "us-east-1", pathStyle: true, credentials: credentials)
+        try await store.put(try XCTUnwrap(ObjectKey(bucket: "thumbs", key: key)), body: large,
+                            headers: [(name: "content-type", value: "image/jpeg"), (name: "x-amz-meta-sha256", value: SigV4Signer.hexSHA256(large)),
+                                      (name: "x-amz-meta-etag", value: etag), (name: "x-amz-meta-format", value: "jpeg"),
+                                      (name: "x-amz-meta-size", value: "100x75")], within: .seconds(30))
+        let log = LogLines()
+        try await withService(configuration, log: log) { service, client in
+            let answer = try await client.execute(uri: self.small(100), method: .get) { $0 }
+            XCTAssertEqual(Data(buffer: answer.body), first.body)
+            XCTAssertEqual(Self.renders(service), 1)
+            XCTAssertEqual(Self.count(service, "market_images_cache_store_total{operation=\"read\",outcome=\"miss\"}"), 1)
+        }
+        XCTAssertFalse(log.all.contains { $0.contains("the cache bucket failed") }, "\(log.all)")
     }
 
     /// The store down (nothing listening), stalled past its deadline, answering 500, or refusing a
@@ -127,6 +158,8 @@ final class S3CacheTests: ServiceTestCase, @unchecked Sendable {
             configuration.cacheTimeout = .milliseconds(500)
             configuration.storeProbeInterval = .zero
             configuration.memoryCache = 0
+            let now = Locked(Date())
+            configuration.clock = { now.current }
             if name.hasPrefix("403") { configuration.s3Credentials = AWSCredentials(accessKeyID: moto.accessKeyID, secretAccessKey: "wrong/secret") }
             let log = LogLines()
             let started = ContinuousClock.now
@@ -139,16 +172,52 @@ final class S3CacheTests: ServiceTestCase, @unchecked Sendable {
                 XCTAssertGreaterThanOrEqual(Self.count(service, "market_images_cache_store_total{operation=\"read\",outcome=\"failed\"}"), 3, name)
                 XCTAssertGreaterThanOrEqual(Self.count(service, "market_images_cache_store_total{operation=\"write\",outcome=\"failed\"}"), 3, name)
                 XCTAssertEqual(log.all.filter { $0.contains("the cache bucket failed") }.count, 1, "\(name): \(log.all)")
+                if name.hasPrefix("403") {
+                    XCTAssertTrue(log.all.contains { $0.contains("check AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY") }, "a wrong secret is named too: \(log.all)")
+                }
                 guard fault != nil else { return }
-                // The store is back: the next request ends the outage, once.
+                // The store is back: used at once, but the outage ends, once, only after a minute without a failure.
                 transport.fault.withLock { $0 = nil }
-                for width in [140, 150] { _ = try await client.execute(uri: self.small(width), method: .get) { $0.status } }
+                _ = try await client.execute(uri: self.small(140), method: .get) { $0.status }
+                XCTAssertFalse(log.all.contains { $0.contains("the cache bucket answers again") }, "\(name): \(log.all)")
+                now.withLock { $0 += StoreHealth.settleTime }
+                for width in [150, 160] { _ = try await client.execute(uri: self.small(width), method: .get) { $0.status } }
                 XCTAssertEqual(log.all.filter { $0.contains("the cache bucket answers again") }.count, 1, "\(name): \(log.all)")
-                XCTAssertEqual(Self.count(service, "market_images_cache_store_total{operation=\"write\",outcome=\"stored\"}"), 2, name)
+                XCTAssertEqual(Self.count(service, "market_images_cache_store_total{operation=\"write\",outcome=\"stored\"}"), 3, name)
             }
             XCTAssertLessThan(ContinuousClock.now - started, .seconds(20), "\(name): each store operation is bounded by --cache-timeout")
             XCTAssertFalse(log.all.contains { $0.contains(self.moto.secretAccessKey) || $0.contains("wrong/secret") || $0.contains("Signature=") }, name)
         }
+    }
+
+    /// A store answering 503 SlowDown to one request in ten, requests 5 s apart by the test's clock
+    /// for over three minutes: one outage, one warning, and a minute after its last failure one
+    /// notice with the count; not a warning and a notice per failure.
+    func testAFlakyStoreIsOneWarningAndOneNotice() async throws {
+        let transport = FaultyTransport()
+        transport.fault.withLock { $0 = .slowDownEvery(10) }
+        var configuration = bucketConfiguration(transport: transport, prefix: "flaky")
+        configuration.memoryCache = 0
+        configuration.storeProbeInterval = .zero
+        let now = Locked(Date())
+        configuration.clock = { now.current }
+        let log = LogLines()
+        try await withService(configuration, log: log) { service, client in
+            for width in 100..<140 {
+                let status = try await client.execute(uri: self.small(width), method: .get) { $0.status }
+                XCTAssertEqual(status, .ok)
+                now.withLock { $0 += 5 }
+            }
+            XCTAssertEqual(Self.count(service, "market_images_cache_store_total{operation=\"write\",outcome=\"failed\"}"), 8)
+            XCTAssertFalse(log.all.contains { $0.contains("the cache bucket answers again") }, "\(log.all)")
+            transport.fault.withLock { $0 = nil }
+            now.withLock { $0 += StoreHealth.settleTime }
+            _ = try await client.execute(uri: self.small(200), method: .get) { $0.status }
+        }
+        XCTAssertEqual(log.all.filter { $0.contains("the cache bucket failed") }.count, 1, "\(log.all)")
+        let notices = log.all.filter { $0.contains("the cache bucket answers again") }
+        XCTAssertEqual(notices.count, 1, "\(log.all)")
+        XCTAssertTrue(notices.first?.contains("(8 operations failed over 175 s)") == true, "\(notices)")
     }
 
     /// Three instances on one bucket under concurrent load over M distinct URLs (each asked three
@@ -219,9 +288,12 @@ final class S3CacheTests: ServiceTestCase, @unchecked Sendable {
 final class FaultyTransport: ObjectStoreTransport {
     enum Fault: Sendable {
         case tornReads, stall, status(Int)
+        /// Every nth request answered 503 SlowDown, as a store shedding load answers.
+        case slowDownEvery(Int)
     }
 
     let fault = Locked<Fault?>(nil)
+    private let sent = Locked(0)
     private let real = HTTPObjectStoreTransport()
 
     func send(_ request: ObjectStoreRequest, maxBytes: Int) async throws(ObjectStoreError) -> ObjectStoreResponse {
@@ -236,6 +308,13 @@ final class FaultyTransport: ObjectStoreTransport {
             throw .unreachable
         case .status(let status)?:
             return ObjectStoreResponse(status: status, headers: [:], body: Data("<Error><Code>Injected\(status)</Code></Error>".utf8))
+        case .slowDownEvery(let n)?:
+            let count = sent.withLock { sent in
+                sent += 1
+                return sent
+            }
+            guard count % n == 0 else { return try await real.send(request, maxBytes: maxBytes) }
+            return ObjectStoreResponse(status: 503, headers: [:], body: Data("<Error><Code>SlowDown</Code></Error>".utf8))
         case nil:
             return try await real.send(request, maxBytes: maxBytes)
         }

@@ -50,6 +50,7 @@ final class S3SourceTests: XCTestCase {
             ("s3://photos/x.jpg", 404, "source-not-found"),
             ("s3://photos", 404, "source-not-found"),
             ("s3://PHOTOS/sku-1/IMG 1.jpg", 404, "source-not-found"),
+            ("s3://photos/" + String(repeating: "k", count: 1025), 404, "the key is 1025 bytes long; S3's keys are 1024 at most"),
         ]
         for (source, status, error) in refused {
             let answer = try await service.get(path(source))
@@ -64,6 +65,7 @@ final class S3SourceTests: XCTestCase {
         XCTAssertEqual(try ImageHeader.read(.data(second.body)).width, 60)
         let metrics = try await service.metrics()
         XCTAssertTrue(metrics.contains("market_images_source_bytes_total{kind=\"s3\"} \(jpeg.count * (keys.count + 1))"), metrics)
+        XCTAssertTrue(metrics.contains("read from a bucket (kind s3)"), "the HELP names every kind: \(metrics)")
     }
 
     /// With a bucket cache, sources' records are shared too: an instance that never fetched a source
@@ -134,5 +136,46 @@ final class S3SourceTests: XCTestCase {
         let cache = LiveService.refusal(base + ["--cache", "s3://thumbs/out"],
                                         environment: ["MARKET_IMAGES_KEY": "", "AWS_ACCESS_KEY_ID": "", "AWS_SECRET_ACCESS_KEY": "", "HOME": folder]) ?? "started"
         XCTAssertTrue(cache.contains("needs credentials"), cache)
+        // A * only in the bucket's name, where it matches; in the key's part, like ? and #, it could only match itself.
+        for prefix in ["s3://photos/d*/", "s3://photos/?", "s3://photos/a#b/"] {
+            let refused = LiveService.refusal(base + ["--use-s3", "--allow-source", prefix], environment: ["MARKET_IMAGES_KEY": ""]) ?? "started"
+            XCTAssertTrue(refused.contains("(a * in it matches within one .-separated part, s3://photos-*/), then the beginning of keys as written (no *, ? or #"), refused)
+        }
+        XCTAssertNil(LiveService.refusal(base + ["--use-s3", "--allow-source", "s3://photos-*/"], environment: ["MARKET_IMAGES_KEY": ""]))
+        // Virtual hosts need a host name to put the bucket before.
+        let endpoint = base + ["--use-s3", "--allow-source", "s3://photos/", "--no-s3-path-style", "--s3-endpoint"]
+        for address in ["http://127.0.0.1:9000", "http://[::1]:9000"] {
+            let refused = LiveService.refusal(endpoint + [address], environment: ["MARKET_IMAGES_KEY": ""]) ?? "started"
+            XCTAssertTrue(refused.hasPrefix("--s3-path-style: off asks for BUCKET.HOST/KEY, and the host of --s3-endpoint \(address) is an IP address"), refused)
+        }
+        XCTAssertNil(LiveService.refusal(endpoint + ["http://minio.internal:9000"], environment: ["MARKET_IMAGES_KEY": ""]))
+    }
+
+    /// s3:// sources without credentials start (a public bucket needs none) but say so, naming where
+    /// credentials were looked for and never a secret; the region comes from AWS_REGION, then
+    /// AWS_DEFAULT_REGION, when no setting gives it, as imgproxy's AWS SDK reads them.
+    func testMissingCredentialsAreSaidAndTheRegionFollowsAWSVariables() throws {
+        let folder = try temporaryFolder(self)
+        let arguments = ["--root", folder, "--insecure-unsigned", "--use-s3", "--allow-source", "s3://photos/"]
+        let none = try ServiceSettings(arguments: arguments, environment: ["HOME": folder])
+        XCTAssertEqual(none.warnings.filter { $0.contains("no AWS credentials found") && $0.contains("there is no \(folder)/.aws/credentials") }.count, 1,
+                       "\(none.warnings)")
+        try FileManager.default.createDirectory(atPath: folder + "/.aws", withIntermediateDirectories: true)
+        try "[default]\naws_access_key_id = AKIDEXAMPLE\naws_secret_access_key = very/secret\n".write(toFile: folder + "/.aws/credentials", atomically: true, encoding: .utf8)
+        let profile = try ServiceSettings(arguments: arguments, environment: ["HOME": folder, "AWS_PROFILE": "prod"])
+        XCTAssertTrue(profile.warnings.contains { $0.contains("\(folder)/.aws/credentials has no profile [prod] (AWS_PROFILE)") }, "\(profile.warnings)")
+        XCTAssertFalse(profile.warnings.joined().contains("very/secret"))
+        let found = try ServiceSettings(arguments: arguments, environment: ["HOME": folder])
+        XCTAssertEqual(found.configuration.s3Credentials?.accessKeyID, "AKIDEXAMPLE")
+        XCTAssertFalse(found.warnings.contains { $0.contains("AWS credentials") }, "\(found.warnings)")
+
+        func region(_ environment: [String: String]) throws -> String {
+            try ServiceSettings(arguments: arguments, environment: environment.merging(["HOME": folder]) { $1 }).configuration.s3Region
+        }
+        XCTAssertEqual(try region([:]), "us-west-1")
+        XCTAssertEqual(try region(["AWS_DEFAULT_REGION": "eu-west-1"]), "eu-west-1")
+        XCTAssertEqual(try region(["AWS_DEFAULT_REGION": "eu-west-1", "AWS_REGION": "eu-central-1"]), "eu-central-1")
+        XCTAssertEqual(try region(["AWS_REGION": "eu-central-1", "IMGPROXY_S3_REGION": "ap-south-1"]), "ap-south-1")
+        XCTAssertEqual(try region(["IMGPROXY_S3_REGION": "ap-south-1", "MARKET_IMAGES_S3_REGION": "sa-east-1"]), "sa-east-1")
     }
 }

@@ -163,6 +163,25 @@ final class ServiceInProcessTests: ServiceTestCase {
         XCTAssertFalse(log.all.joined(separator: "\n").contains(signature.prefix(8)), "\(log.all)")
     }
 
+    /// A 65,000-character path with a bad signature is refused 403 and logged as one line holding
+    /// the path's first 512 bytes and how many more it had: long refusals cannot fill the log's disk.
+    func testALongPathIsLoggedCutShort() async throws {
+        let log = LogLines()
+        let uri = "/bad-signature/" + String(repeating: "w:1/", count: 16_246) + "x"
+        XCTAssertEqual(uri.utf8.count, 65_000)
+        try await withService(configuration(), log: log) { _, client in
+            let status = try await client.execute(uri: uri, method: .get) { $0.status }
+            XCTAssertEqual(status, .forbidden)
+        }
+        let lines = log.all.filter { $0.contains(" ms cache=") }
+        XCTAssertEqual(lines.count, 1, "\(log.all.map { $0.prefix(200) })")
+        let logged = "/…/" + String(repeating: "w:1/", count: 16_246) + "x"
+        let kept = String(decoding: logged.utf8.prefix(AccessLogLine.maxPathBytes), as: UTF8.self)
+        XCTAssertTrue(lines[0].hasPrefix("GET " + kept + "…[+\(logged.utf8.count - AccessLogLine.maxPathBytes) bytes] 403 "),
+                      String(lines[0].prefix(700)))
+        XCTAssertLessThan(lines[0].utf8.count, 600)
+    }
+
     func testAnImageURLGivesTheSizeFormatAndAStableETag() async throws {
         let list = path(["pr:list", "dpr:3"]), budgeted = path(["rs:fit:1500:1500", "mb:30000"])
         try await withService(configuration()) { _, client in

@@ -1,5 +1,6 @@
 import Foundation
 import ImagePipeline
+import Logging
 
 /// Finished outputs in a bucket (`--cache s3://bucket/prefix`), shared by every instance pointed
 /// at it: what one instance rendered, the others (and one started later) serve without rendering.
@@ -12,7 +13,8 @@ import ImagePipeline
 /// The store failing (down, slow, 5xx, 403) never fails a request: each read and write has its own
 /// deadline (`--cache-timeout`), a failure is counted (`market_images_cache_store_total`) and the
 /// request is answered as without a cache; `StoreHealth` logs one warning per outage and keeps
-/// requests from waiting on a store that does not answer.
+/// requests from waiting on a store that does not answer. An object that fails its check is the
+/// object's fault, not the store's: a line of its own, and no outage.
 struct BucketCache: Sendable {
     let store: ObjectStore
     let bucket: String
@@ -21,8 +23,17 @@ struct BucketCache: Sendable {
     let timeout: Duration
     let health: StoreHealth
     let metrics: ServiceMetrics
-    /// Larger outputs are not read back (nor, in practice, made: `--max-output-edge` bounds them).
-    static let maxObjectBytes = 256 << 20
+    let logger: Logger
+    /// Larger outputs are neither written nor read back: a read without a length would otherwise be
+    /// buffered up to any size. See `maxObjectBytes(memoryCache:)`.
+    let maxObjectBytes: Int
+
+    /// The largest output the memory cache keeps (a tenth of it; of its default at least, so a small
+    /// or no memory cache does not shut out ordinary outputs): one past it would be fetched from the
+    /// bucket on every request, at about the cost of rendering it again. At the default 64 MB, 6.7 MB.
+    static func maxObjectBytes(memoryCache: Int) -> Int {
+        MemoryCache.entryLimit(max(memoryCache, ServiceConfiguration().memoryCache))
+    }
 
     /// `s3://bucket/prefix` as a bucket and a key prefix, or nil when it is not one.
     static func location(_ text: String) -> (bucket: String, prefix: String)? {
@@ -34,6 +45,9 @@ struct BucketCache: Sendable {
         guard ObjectKey(bucket: bucket, key: prefix + "x") != nil else { return nil }
         return (bucket, prefix)
     }
+
+    /// `s3://bucket/prefix/`, for the start-up log.
+    var location: String { ObjectKey.scheme + bucket + "/" + prefix }
 
     func key(for etag: String) -> ObjectKey {
         ObjectKey(bucket: bucket, key: prefix + SigV4Signer.hexSHA256(Data(etag.utf8)))!
@@ -82,7 +96,12 @@ struct BucketCache: Sendable {
         }
         let response: ObjectStoreResponse?
         do {
-            response = try await store.get(key, maxBytes: Self.maxObjectBytes, within: timeout)
+            response = try await store.get(key, maxBytes: maxObjectBytes, within: timeout)
+        } catch .tooLarge {
+            // Written by an instance with a larger limit: the store answered, the output is rendered.
+            health.succeeded()
+            metrics.cacheStore("read", "miss")
+            return nil
         } catch {
             metrics.cacheStore("read", "failed")
             health.failed("a read: \(error)")
@@ -95,7 +114,7 @@ struct BucketCache: Sendable {
         }
         guard let value = decode(response) else {
             metrics.cacheStore("read", "torn")
-            health.failed("an object failed its checksum (it is rendered again and replaced)", backingOff: false)
+            logger.warning("the cache bucket's object \(key.name) failed its checksum: it is rendered again and replaced")
             return nil
         }
         metrics.cacheStore("read", "hit")
@@ -105,6 +124,7 @@ struct BucketCache: Sendable {
     /// One PUT of `body` with its SHA-256 as metadata, within the deadline; a failure is counted and
     /// otherwise ignored.
     private func write(_ body: Data, headers: [(name: String, value: String)], to key: ObjectKey) async {
+        guard body.count <= maxObjectBytes else { return }
         guard health.mayTry() else {
             metrics.cacheStore("write", "skipped")
             return

@@ -24,9 +24,12 @@ public final class MemoryCache: @unchecked Sendable {
         }
     }
 
+    /// The largest entry a cache of `sizeLimit` bytes keeps: a tenth of it.
+    static func entryLimit(_ sizeLimit: Int) -> Int { sizeLimit / 10 }
+
     /// Keeps `entry` unless it alone would take more than a tenth of the budget.
     public func store(_ entry: DiskCache.Entry, key: String) {
-        guard entry.data.count <= sizeLimit / 10 else { return }
+        guard entry.data.count <= Self.entryLimit(sizeLimit) else { return }
         lock.withLock {
             clock += 1
             if let old = entries.updateValue((entry, clock), forKey: key) { size -= old.entry.data.count }

@@ -1,58 +1,77 @@
+import Foundation
 import ImagePipeline
 import Logging
 
-/// Whether the bucket cache's store answers, as episodes: the first failure after a success starts
-/// one (one warning, saying what failed and that images are served without the cache), the first
-/// success after failures ends it (one notice, with how many operations failed meanwhile). While
-/// one lasts, the store is tried at most once every `probeInterval` and every other request goes
-/// straight to rendering: a store that hangs costs one deadline per interval, not one per request,
-/// and the log gets two lines per outage, not one per request.
+/// Whether the bucket cache's store answers, told as episodes the log can bear. The first failure
+/// opens one (one warning, saying what failed and that images are served without the cache); it
+/// closes (one notice, with how many operations failed over how long) only once the store has gone
+/// `settleTime` without failing, so a store that fails one request in twenty is one episode, not a
+/// warning and a notice per failure: at most one warning and one notice a `settleTime`.
+/// Each failure also backs off: until the store answers again it is tried at most once every
+/// `probeInterval` and every other request goes straight to rendering, so a store that hangs costs
+/// one deadline per interval, not one per request.
 final class StoreHealth: Sendable {
-    private struct State {
-        var failing = false
-        var failures = 0
-        var nextProbe: ContinuousClock.Instant?
+    private struct Episode {
+        let began: Date
+        var failures: Int
+        var lastFailure: Date
     }
 
+    private struct State {
+        var episode: Episode?
+        /// While backing off, when the store may be tried next.
+        var nextProbe: Date?
+    }
+
+    /// A minute: closing sooner, a store failing every few seconds would log as often as it fails.
+    static let settleTime: TimeInterval = 60
     let probeInterval: Duration
+    private let clock: @Sendable () -> Date
     private let logger: Logger
     private let state = Locked(State())
 
-    init(probeInterval: Duration = .seconds(1), logger: Logger) {
-        (self.probeInterval, self.logger) = (probeInterval, logger)
+    init(probeInterval: Duration = .seconds(1), clock: @escaping @Sendable () -> Date = Date.init, logger: Logger) {
+        (self.probeInterval, self.clock, self.logger) = (probeInterval, clock, logger)
     }
 
-    /// Whether to try the store now: always while it answers; during an episode, once an interval.
+    /// Whether to try the store now: always while it answers; after a failure, once an interval.
     func mayTry() -> Bool {
-        state.withLock { state in
-            guard state.failing, let next = state.nextProbe else { return true }
-            let now = ContinuousClock.now
+        let now = clock()
+        return state.withLock { state in
+            guard let next = state.nextProbe else { return true }
             guard now >= next else { return false }
-            state.nextProbe = now + probeInterval
+            state.nextProbe = now + ServiceSetting.seconds(probeInterval)
             return true
         }
     }
 
     func succeeded() {
-        let ended = state.withLock { state -> Int? in
-            guard state.failing else { return nil }
-            defer { state = State() }
-            return state.failures
+        let now = clock()
+        let ended = state.withLock { state -> Episode? in
+            state.nextProbe = nil
+            guard let episode = state.episode, now.timeIntervalSince(episode.lastFailure) >= Self.settleTime else { return nil }
+            state.episode = nil
+            return episode
         }
-        if let ended { logger.notice("the cache bucket answers again (\(ended) operation\(ended == 1 ? "" : "s") failed meanwhile)") }
+        guard let ended else { return }
+        let span = Int(ended.lastFailure.timeIntervalSince(ended.began).rounded())
+        let failed = "\(ended.failures) operation\(ended.failures == 1 ? "" : "s") failed over \(span) s"
+        logger.notice("the cache bucket answers again, with no failure for \(Int(Self.settleTime)) s (\(failed))")
     }
 
-    /// A failure: the store down, slow or refusing (`backingOff`: the next requests skip it), or an
-    /// object that failed its check (the store answers; only that object is a miss).
-    func failed(_ what: String, backingOff: Bool = true) {
-        let started = state.withLock { state -> Bool in
-            defer {
-                state.failing = true
-                state.failures += 1
-                if backingOff { state.nextProbe = ContinuousClock.now + probeInterval }
+    /// The store down, slow or refusing: the next requests skip it for an interval.
+    func failed(_ what: String) {
+        let now = clock()
+        let began = state.withLock { state -> Bool in
+            state.nextProbe = now + ServiceSetting.seconds(probeInterval)
+            guard state.episode == nil else {
+                state.episode?.failures += 1
+                state.episode?.lastFailure = now
+                return false
             }
-            return !state.failing
+            state.episode = Episode(began: now, failures: 1, lastFailure: now)
+            return true
         }
-        if started { logger.warning("the cache bucket failed: \(what); images are rendered and served without it until it answers again") }
+        if began { logger.warning("the cache bucket failed: \(what); images are rendered and served without it until it answers again") }
     }
 }

@@ -47,7 +47,7 @@ struct ServiceMetrics: Sendable {
         name("sources", unit: "total", "Remote sources by how they were had: fresh, downloaded, revalidated or stale.")
     }
     private static var sourceBytes: MetricNameDescriptor {
-        name("source_bytes", unit: "total", "Source bytes had: downloaded from origins (kind remote) or read from the root (kind local).")
+        name("source_bytes", unit: "total", "Source bytes had: downloaded from origins (kind remote), read from a bucket (kind s3) or read from the root (kind local).")
     }
     private static var storeOperations: MetricNameDescriptor {
         name("cache_store", unit: "total", "Reads and writes of the bucket cache by outcome: hit, miss, stored, torn (a checksum that failed: a miss), failed (down, slow, refused) or skipped (while it fails).")

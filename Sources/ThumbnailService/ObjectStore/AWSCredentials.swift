@@ -38,9 +38,25 @@ public struct AWSCredentials: Sendable, Equatable, CustomStringConvertible {
 
     /// The shared credentials file's keys, read as the AWS tools read it, or nil.
     static func fromSharedFile(environment: [String: String]) -> AWSCredentials? {
+        let (path, profile) = sharedFileLocation(environment: environment)
+        guard let text = try? String(contentsOfFile: path, encoding: .utf8) else { return nil }
+        return sharedFile(text, profile: profile)
+    }
+
+    /// Where the AWS tools look for the shared credentials file, and the profile they read in it.
+    static func sharedFileLocation(environment: [String: String]) -> (path: String, profile: String) {
         let home = environment["HOME"] ?? NSHomeDirectory()
         let path = environment["AWS_SHARED_CREDENTIALS_FILE"].flatMap { $0.isEmpty ? nil : $0 } ?? home + "/.aws/credentials"
-        guard let text = try? String(contentsOfFile: path, encoding: .utf8) else { return nil }
-        return sharedFile(text, profile: environment["AWS_PROFILE"].flatMap { $0.isEmpty ? nil : $0 } ?? "default")
+        return (path, environment["AWS_PROFILE"].flatMap { $0.isEmpty ? nil : $0 } ?? "default")
+    }
+
+    /// Where credentials were looked for, when none were found: names and a path, never a value.
+    static func notFound(environment: [String: String]) -> String {
+        let (path, profile) = sharedFileLocation(environment: environment)
+        let named = environment["AWS_PROFILE"].map { _ in " (AWS_PROFILE)" } ?? ""
+        let file = FileManager.default.isReadableFile(atPath: path)
+            ? "\(path) has no profile [\(profile)]\(named) with aws_access_key_id and aws_secret_access_key"
+            : "there is no \(path) (AWS_SHARED_CREDENTIALS_FILE, else ~/.aws/credentials)"
+        return "no AWS credentials found: AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY are set neither in the environment nor in the --config file, and \(file)"
     }
 }

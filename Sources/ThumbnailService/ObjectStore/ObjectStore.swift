@@ -25,6 +25,19 @@ struct ObjectStore: Sendable {
         (self.region, self.credentials, self.transport, self.clock) = (region, credentials, transport, clock)
     }
 
+    /// Where and how the store is asked, for the start-up log: never the key, only whether there is one.
+    var summary: String {
+        "\(endpoint.string ?? "") (region \(region), \(pathStyle ? "path style" : "virtual hosts"), \(credentials == nil ? "unsigned" : "signed"))"
+    }
+
+    /// Whether the endpoint's host is an IP address, before which no bucket name makes a host name
+    /// (`--no-s3-path-style`'s `BUCKET.HOST`).
+    static func isIPAddress(endpoint text: String) -> Bool {
+        guard let host = URLComponents(string: text)?.host?.trimmingCharacters(in: CharacterSet(charactersIn: "[]")) else { return false }
+        var v4 = in_addr(), v6 = in6_addr()
+        return inet_pton(AF_INET, host, &v4) == 1 || inet_pton(AF_INET6, host, &v6) == 1
+    }
+
     /// What `--s3-endpoint` must be: an http(s) URL of a host, with no path, query or user.
     static func endpointProblem(_ text: String) -> String? {
         guard let parts = URLComponents(string: text), let scheme = parts.scheme?.lowercased(), ["http", "https"].contains(scheme),

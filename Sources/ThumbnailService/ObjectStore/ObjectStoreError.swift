@@ -19,7 +19,7 @@ enum ObjectStoreError: Error, Sendable, Equatable, CustomStringConvertible {
         case .tooLarge(let limit): "the object is larger than \(limit) bytes"
         case .refused(let status, let code):
             switch status {
-            case 403: "the object store refused access (403 \(code ?? "Forbidden")): check AWS_ACCESS_KEY_ID and the bucket's policy"
+            case 403: "the object store refused access (403 \(code ?? "Forbidden")): check AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY (a wrong secret is a 403 too) and the bucket's policy"
             case 301, 307: "the bucket is in another region (\(status) \(code ?? "")): set --s3-region (IMGPROXY_S3_REGION) to the bucket's"
             default: "the object store answered \(status)\(code.map { " \($0)" } ?? "")"
             }

@@ -14,14 +14,16 @@ extension SourceURL {
     }
 
     /// `s3://bucket/` or `s3://bucket/folder/`: a bucket (a `*` may stand within a dot-separated
-    /// part) and a path that ends with `/` or a name's beginning.
+    /// part) and a path that ends with `/` or a name's beginning. The path is matched as the key's
+    /// bytes are, encoded, so a `*`, `?` or `#` in it could only ever match itself: refused, as a
+    /// prefix that would allow nothing meant (`s3://photos/d*/`, `s3://photos/?`).
     init?(s3Prefix text: String) {
         guard text.hasPrefix(ObjectKey.scheme) else { return nil }
         let rest = text.dropFirst(ObjectKey.scheme.count)
         guard let slash = rest.firstIndex(of: "/") else { return nil }
         let bucket = String(rest[..<slash]), path = String(rest[rest.index(after: slash)...])
         guard ObjectKey.isBucketName(bucket.replacingOccurrences(of: "*", with: "x")) || bucket == "*",
-              ObjectKey(bucket: "placeholder", key: path + "x") != nil else { return nil }
+              !path.contains(where: { "*?#".contains($0) }), ObjectKey(bucket: "placeholder", key: path + "x") != nil else { return nil }
         scheme = "s3"
         host = bucket
         port = 0

@@ -1,4 +1,5 @@
 import Foundation
+import MarketUploader
 
 /// imgproxy's settings that no `ServiceSetting` reads, each with why, for the warning at start and
 /// the README's migration table: the switches for what `serve` always does one way (the value it
@@ -57,6 +58,23 @@ enum ImgproxyFixedSettings {
           "IMGPROXY_WEBP_PRESET", "IMGPROXY_USE_LINEAR_COLORSPACE", "IMGPROXY_DISABLE_SHRINK_ON_LOAD", "IMGPROXY_SKIP_PROCESSING_FORMATS"],
          "encoders and resampling have fixed, measured settings (BENCHMARKS.md); skp is per URL"),
     ]
+
+    /// Why `serve` refuses to start with `variable` set: imgproxy's lists of S3 buckets, which narrow
+    /// its allowed sources. Here the s3:// prefixes of `--allow-source` are the only list, and an
+    /// allow-list; read as a warning, a denied bucket would be served under `s3://*/`.
+    static func refusal(_ variable: String, value: String) -> String? {
+        switch variable {
+        case "IMGPROXY_S3_ALLOWED_BUCKETS":
+            let prefixes = ServiceSetting.commaSeparated(value).map { "s3://\(ServerText.printable($0))/" }.joined(separator: ",")
+            return "is not read by serve, whose buckets are the s3:// prefixes of its allowed sources: "
+                + "list them in IMGPROXY_ALLOWED_SOURCES (\(prefixes), beside its http(s) prefixes) and unset it"
+        case "IMGPROXY_S3_DENIED_BUCKETS":
+            return "is a deny-list, and serve's source rules are allow-lists only: "
+                + "list the buckets s3:// sources may come from in IMGPROXY_ALLOWED_SOURCES (s3://BUCKET/ each) and unset it"
+        default:
+            return nil
+        }
+    }
 
     /// Why `serve` does not read `variable`, if it is one of imgproxy's open-source names it does not.
     static func reason(_ variable: String) -> String? {

@@ -145,6 +145,9 @@ public struct ServiceConfiguration: Sendable {
               "binds loopback only (127.0.0.1, ::1); \(bind.host) is not. Set a key, or --only-presets for unsigned preset URLs on any address")
         check(s3Credentials != nil || cacheFolder.flatMap(BucketCache.location) == nil, "cache",
               "\(cacheFolder ?? "") needs credentials to write the bucket: AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY, or the shared credentials file (~/.aws/credentials)")
+        check(s3PathStyle || !(s3Endpoint.map(ObjectStore.isIPAddress) ?? false), "s3-path-style",
+              "off asks for BUCKET.HOST/KEY, and the host of --s3-endpoint \(s3Endpoint ?? "") is an IP address, which no bucket name can go before: "
+                + "leave path style on (IMGPROXY_S3_ENDPOINT_USE_PATH_STYLE=true) or give the endpoint by a host name")
         check(renderMemory >= limits.maxRenderMemory, "render-memory", "must be at least --max-render-memory (\(limits.maxRenderMemory))")
         check(!(metricsBind.map(bind.overlaps) ?? false), "metrics-bind",
               "is the service's own port (--bind \(bind)); metrics need a port of their own, e.g. 127.0.0.1:9464")

@@ -33,13 +33,15 @@ extension ServiceSetting {
         number("source-cache-size", \.sourceCacheSize, 1...Int.max, "must be positive", valueName: "bytes",
                help: "Largest size of the source cache (CACHE/sources) in bytes."),
         toggle("use-s3", \.useS3, imgproxy: imgproxy("IMGPROXY_USE_S3"),
-               help: "Serve s3://BUCKET/KEY sources from the buckets --allow-source names (s3://BUCKET/), signed with AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY (or the shared credentials file)."),
+               help: "Serve s3://BUCKET/KEY sources from the buckets --allow-source names (s3://BUCKET/), signed with AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY (or the shared credentials file); without either, unsigned, as a warning at start says."),
         text("s3-endpoint", \.s3Endpoint, valueName: "url", imgproxy: imgproxy("IMGPROXY_S3_ENDPOINT"), check: ObjectStore.endpointProblem,
              help: "The S3 API of s3:// sources and an s3:// --cache, e.g. http://127.0.0.1:9000 (MinIO): the operator's own, so it may be on a private address.")
             .defaulting(to: "AWS's, https://s3.REGION.amazonaws.com"),
-        parsed("s3-region", \.s3Region, form: .value("region"), expected: "an AWS region name, e.g. eu-central-1", imgproxy: imgproxy("IMGPROXY_S3_REGION"),
+        // imgproxy's AWS SDK reads AWS_REGION, then AWS_DEFAULT_REGION, when IMGPROXY_S3_REGION is unset.
+        parsed("s3-region", \.s3Region, form: .value("region"), expected: "an AWS region name, e.g. eu-central-1",
+               imgproxy: imgproxy("IMGPROXY_S3_REGION", "AWS_REGION", "AWS_DEFAULT_REGION"),
                parse: { $0.wholeMatch(of: /[a-z0-9-]{1,64}/) == nil ? nil : $0 }, write: { $0 },
-               help: "The region requests to the S3 API are signed for (and AWS's endpoint is in)."),
+               help: "The region requests to the S3 API are signed for (and AWS's endpoint is in); unset, AWS_REGION, then AWS_DEFAULT_REGION, as imgproxy's AWS SDK reads them."),
         toggle("s3-path-style", \.s3PathStyle, imgproxy: imgproxy("IMGPROXY_S3_ENDPOINT_USE_PATH_STYLE"),
                help: "With --s3-endpoint, ask for ENDPOINT/BUCKET/KEY rather than BUCKET.ENDPOINT/KEY (AWS's own endpoint always takes the latter)."),
         text("fallback-image", \.fallbackImage, valueName: "file", imgproxy: imgproxy("IMGPROXY_FALLBACK_IMAGE_PATH"), check: unreadableFile,
@@ -299,7 +301,10 @@ extension ServiceSetting {
                 return configuration.root == nil ? "\(text) needs a folder to serve it from (--root, IMGPROXY_LOCAL_FILESYSTEM_ROOT)" : nil
             }
             if text.hasPrefix(ObjectKey.scheme) {
-                guard SourceURL(s3Prefix: text) != nil else { return "takes s3://BUCKET/ or s3://BUCKET/FOLDER/ (a bucket name of a-z, 0-9, . and -); got \(text)" }
+                guard SourceURL(s3Prefix: text) != nil else {
+                    return "takes s3://BUCKET/ or s3://BUCKET/FOLDER/: a bucket name of a-z, 0-9, . and - (a * in it matches within one .-separated part, "
+                        + "s3://photos-*/), then the beginning of keys as written (no *, ? or #, no . or .. segments); got \(text)"
+                }
                 return configuration.useS3 ? nil : "\(text) needs s3:// sources on (--use-s3, IMGPROXY_USE_S3=true)"
             }
             guard let prefix = SourceURL(prefix: text) else {

@@ -19,7 +19,8 @@ public struct ServiceSetting: Sendable {
         case secret
     }
 
-    /// An imgproxy variable for the same setting, and how its value becomes ours (its units; nil: our default).
+    /// An imgproxy variable for the same setting (or one imgproxy's AWS SDK reads, `AWS_REGION`), and
+    /// how its value becomes ours (its units; nil: our default).
     public struct ImgproxyName: Sendable {
         public let variable: String
         let convert: @Sendable (String) -> String?

@@ -21,6 +21,8 @@ public struct ServiceSettings: Sendable {
     /// `environment` over the `--config` file, then checks the whole (`ServiceConfiguration.problems`).
     public init(arguments: [String], environment: [String: String] = ProcessInfo.processInfo.environment) throws(Invalid) {
         let sources = try SettingSources(flags: try Self.flags(arguments), environment: environment)
+        let refusals = sources.imgproxyRefusals()
+        guard refusals.isEmpty else { throw Invalid(refusals.joined(separator: "\n")) }
         var configuration = ServiceConfiguration()
         for setting in ServiceSetting.all { try Self.apply(setting, from: sources, to: &configuration) }
         configuration.keys = try Self.keys(from: sources)
@@ -39,6 +41,10 @@ public struct ServiceSettings: Sendable {
         self.configuration = configuration
         warnings = sources.unknownNameWarnings() + sources.ignoredLines + configuration.allowedSources.compactMap(ServiceSetting.partialPrefixWarning)
             + (configuration.keys.isEmpty && !configuration.onlyPresets ? ["no key: any signature is accepted (--insecure-unsigned); loopback only"] : [])
+            // An s3:// cache without credentials is refused (`ServiceConfiguration.problems`); sources may be a public bucket's.
+            + (configuration.useS3 && configuration.s3Credentials == nil
+                ? ["s3:// sources are read unsigned, which only a public bucket allows (a private one refuses them: 502): "
+                    + AWSCredentials.notFound(environment: environment)] : [])
     }
 
     /// What a command that builds URLs for the service needs (`url`): its presets, path prefix,

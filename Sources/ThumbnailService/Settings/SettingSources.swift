@@ -57,6 +57,14 @@ struct SettingSources {
         return unknown + given(prefix: "IMGPROXY_").sorted().compactMap { ImgproxyFixedSettings.warning($0, value: lookUp($0)?.text ?? "") }
     }
 
+    /// imgproxy's security settings serve cannot honour, each named as given with what to do
+    /// instead: refused at start, since ignoring one would serve what it forbids.
+    func imgproxyRefusals() -> [String] {
+        given(prefix: "IMGPROXY_").sorted().compactMap { name in
+            lookUp(name).flatMap { given in ImgproxyFixedSettings.refusal(name, value: given.text).map { "\(given.origin) \($0)" } }
+        }
+    }
+
     /// Variables read elsewhere (by the image pipeline), which are not settings.
     private static let readElsewhere: Set<String> = ["MARKET_IMAGES_VIPS_WARNINGS", "MARKET_IMAGES_NO_AVX2"]
 

@@ -15,9 +15,9 @@ struct S3Origin: SourceOrigin {
     func claims(_ name: String) -> Bool { name.hasPrefix(ObjectKey.scheme) }
 
     func allowed(_ name: String) throws(ServiceFailure) -> SourceURL {
-        guard let object = ObjectKey(name) else {
-            throw ServiceFailure(status: .notFound, error: "source-not-found",
-                                 detail: "an s3 source is s3://BUCKET/KEY: a bucket name of a-z, 0-9, . and -, and a key without . or .. segments")
+        let object: ObjectKey
+        do { object = try ObjectKey(parsing: name) } catch {
+            throw ServiceFailure(status: .notFound, error: "source-not-found", detail: error.description)
         }
         let url = SourceURL(object)
         guard prefixes.contains(where: url.isUnder) else { throw ServiceFailure.sourceNotAllowed }

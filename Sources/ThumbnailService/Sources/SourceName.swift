@@ -13,7 +13,8 @@ public enum SourceName {
             return SourceURL(text) == nil ? "not a URL the service can fetch (a host, no user or password, no encoded slashes, nothing above its root)" : nil
         }
         if text.hasPrefix(ObjectKey.scheme) {
-            return ObjectKey(text) == nil ? "an s3 source is s3://BUCKET/KEY: a bucket name of a-z, 0-9, . and -, a key without . or .. segments" : nil
+            do { _ = try ObjectKey(parsing: text) } catch { return error.description }
+            return nil
         }
         return "not a source: give local:///PATH, an http(s) URL or s3://BUCKET/KEY"
     }
