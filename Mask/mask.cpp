@@ -120,9 +120,36 @@ static cv::Mat project(const cv::Mat &image, const cv::Mat &prior, const cv::Mat
 /// the map is unsure, how far each pixel's colour lies from the ground's around it towards the
 /// product's. A second pass takes its sure pixels from the first, so the means come from nearer
 /// (the dark side of a handle is compared with the handle, not the bright body).
+/// Only the box around the unsure pixels is worked on, widened by the widest box the means look in;
+/// the rest is the map's sure answer.
 static cv::Mat matte(const cv::Mat &image, const cv::Mat &prior, int radius) {
-    cv::Mat first = project(image, prior, prior <= mapGround, prior >= mapProduct, radius);
-    return project(image, prior, first <= 0.05f, first >= 0.95f, std::max(2, radius / 2));
+    cv::Mat alpha = prior >= mapProduct, unsure;
+    alpha.convertTo(alpha, CV_32F, 1.0 / 255);
+    cv::findNonZero((prior > mapGround) & (prior < mapProduct), unsure);
+    if (unsure.empty()) return alpha;
+    cv::Rect box = cv::boundingRect(unsure);
+    int margin = 4 * radius + 4;
+    box = cv::Rect(box.x - margin, box.y - margin, box.width + 2 * margin, box.height + 2 * margin) & cv::Rect(0, 0, image.cols, image.rows);
+    cv::Mat part = image(box), map = prior(box);
+    cv::Mat first = project(part, map, map <= mapGround, map >= mapProduct, radius);
+    cv::Mat second = project(part, map, first <= 0.05f, first >= 0.95f, std::max(2, radius / 2));
+    // A patch the colour alone kept, touching nothing the model was sure of, is ground that looks
+    // like the product (a fleck of sand by a mug's rim), not a part of it.
+    cv::Mat labels;
+    int count = cv::connectedComponents(second > 0.25f, labels, 8, CV_32S);
+    std::vector<char> anchored(count, 0);
+    for (int y = 0; y < labels.rows; y++) {
+        const int *label = labels.ptr<int>(y);
+        const float *p = map.ptr<float>(y);
+        for (int x = 0; x < labels.cols; x++) anchored[label[x]] |= p[x] >= mapProduct;
+    }
+    for (int y = 0; y < labels.rows; y++) {
+        const int *label = labels.ptr<int>(y);
+        float *a = second.ptr<float>(y);
+        for (int x = 0; x < labels.cols; x++) if (label[x] && !anchored[label[x]]) a[x] = 0;
+    }
+    second.copyTo(alpha(box));
+    return alpha;
 }
 
 extern "C" int mi_mask_run(mi_mask_net *net, const unsigned char *rgb, int width, int height, int side, unsigned char *mask,

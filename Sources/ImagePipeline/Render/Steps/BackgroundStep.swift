@@ -18,8 +18,8 @@ struct BackgroundStep: RenderStep {
     static let mostUnsure = 0.45
     /// More than this share of the product under a thick unsure region inside its outline is a part
     /// the mask half lost (drawn faint or white): a bottle's dark cap is 2.8% of the bottle; the made
-    /// cases on textured grounds measure 0.02–1.1% (a mug's handle hole, which is ground), a white
-    /// mug on white 3.8% (BENCHMARKS.md).
+    /// cases on textured grounds measure 0–1.2% (a mug's handle hole, which is ground), a white
+    /// mug on white 3.7% (BENCHMARKS.md).
     static let mostDoubtful = 0.02
 
     func apply(to image: DecodedImage, _ spec: RenderSpec) throws(ImagePipelineError) -> DecodedImage {
