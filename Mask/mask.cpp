@@ -96,6 +96,8 @@ static const float mapGround = 0.1f, mapProduct = 0.98f;
 /// two means are alike the colour says little, and the map's answer is kept in proportion.
 static cv::Mat project(const cv::Mat &image, const cv::Mat &prior, const cv::Mat &sureGround, const cv::Mat &sureProduct, int radius) {
     const float alike = 20 * 20;  // squared RGB distance at which colour and map count the same
+    // Without any sure ground or product there is no colour to compare with: the map stays.
+    if (cv::countNonZero(sureGround) == 0 || cv::countNonZero(sureProduct) == 0) return prior.clone();
     int step = std::max(1, std::min({radius / 4, image.cols, image.rows})), reach = std::max(1, radius / step);
     cv::Mat F = localMeans(image, sureProduct, step, reach), B = localMeans(image, sureGround, step, reach);
     cv::Mat alpha(prior.size(), CV_32F);
