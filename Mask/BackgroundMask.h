@@ -18,8 +18,9 @@ mi_mask_net *mi_mask_open(const char *path, char *error, size_t error_length);
 
 /// The product's mask for `rgb` (8-bit sRGB, 3 bytes a pixel, `width` × `height`) into `mask`
 /// (`width` × `height` bytes, 255 the product): the model at its size (`side` × `side`, 320 for
-/// U²-Net-p), its map min–max normalised, upsampled, then refined along the photo's edges by a
-/// guided filter so the cut follows the product's outline and no band of the old background stays.
+/// U²-Net-p), its map min–max normalised and upsampled; where the map is unsure (its blurred edge,
+/// a thin part it half missed), each pixel's colour between the nearby ground's and the product's
+/// decides, so the cut follows the product's outline and no band of the old background stays.
 /// Returns 0, or -1 with a sentence in `error`.
 int mi_mask_run(mi_mask_net *net, const unsigned char *rgb, int width, int height, int side, unsigned char *mask,
                 char *error, size_t error_length);

@@ -15,34 +15,42 @@ final class BackgroundTests: FolderTestCase {
         try DecodedImage.decode(.file(path), maxPixels: .max) { _ in (100_000, 100_000) }
     }
 
-    /// Each made case's mask (at 128) against its truth: the share of product pixels both agree on.
-    private func iou(_ name: String) throws -> Double {
+    /// A made case: the photo's pixels (RGB), the model's mask of them and the drawn truth (true: product).
+    private func made(_ name: String) throws -> (rgb: [UInt8], mask: [UInt8], truth: [Bool], width: Int, height: Int) {
         let photo = try decoded(cases + "/\(name).png"), truth = try decoded(cases + "/\(name).truth.png")
         let rgb = try photo.withSRGBBytes(alpha: false) { Array($0) }
         let mask = try rgb.withUnsafeBufferPointer { pixels in
             try MaskRuntime.shared().mask(model: BackgroundModel.path(nil), rgb: pixels, width: photo.width, height: photo.height)
         }
         let known = try truth.withSRGBBytes(alpha: false) { bytes in stride(from: 0, to: bytes.count, by: 3).map { bytes[$0] >= 128 } }
+        return (rgb, mask, known, photo.width, photo.height)
+    }
+
+    /// Each made case's mask (at 128) against its truth: the share of product pixels both agree on.
+    private func iou(_ name: String) throws -> Double {
+        let made = try made(name)
         var (both, either) = (0, 0)
-        for (found, truth) in zip(mask.map { $0 >= 128 }, known) {
+        for (found, truth) in zip(made.mask.map { $0 >= 128 }, made.truth) {
             both += found && truth ? 1 : 0
             either += found || truth ? 1 : 0
         }
         return Double(both) / Double(max(1, either))
     }
 
-    /// IoU on every textured case at least 0.91 and 0.95 on average (measured: 0.92–0.99, mean 0.958;
-    /// the mugs' handles are filled in, which is what keeps them lowest). Without the refinement along
-    /// the photo's edges (a guided filter of 0.6% of the long side instead of 2%) the mean is 0.943.
+    /// IoU on every textured case at least 0.93 and 0.97 on average (measured: 0.938–0.999, mean
+    /// 0.980; the mugs' handles are partly filled in, which is what keeps them lowest). With the edge
+    /// refined by a guided filter on the photo's grey levels instead of decided by its colours, the
+    /// mean was 0.958 (min 0.920).
     func testMasksMatchTheKnownTruth() throws {
         try ProductCases.make(ProductCases.textured, into: cases)
         let scores = try ProductCases.textured.map { try iou($0) }
-        for (name, score) in zip(ProductCases.textured, scores) { XCTAssertGreaterThanOrEqual(score, 0.91, name) }
-        XCTAssertGreaterThanOrEqual(scores.reduce(0, +) / Double(scores.count), 0.95, "\(scores)")
+        for (name, score) in zip(ProductCases.textured, scores) { XCTAssertGreaterThanOrEqual(score, 0.93, name) }
+        XCTAssertGreaterThanOrEqual(scores.reduce(0, +) / Double(scores.count), 0.97, "\(scores)")
     }
 
     /// Where the model should struggle, a white mug on white and a clear glass: either cut out as
-    /// well as the rest (measured 0.91 and 0.92 on these drawings) or named, never cut wrong in silence.
+    /// well as the rest or named, never cut wrong in silence. Measured: IoU 0.95 and 0.97, both named
+    /// for the thick unsure patches inside them (3.7% and 12% of the product).
     func testHardCasesAreCutWellOrNamed() throws {
         try ProductCases.make(ProductCases.hard, into: cases)
         var options = PrepareOptions()
@@ -56,6 +64,96 @@ final class BackgroundTests: FolderTestCase {
                 // Named: what the seller is told instead of a damaged photo.
             }
         }
+    }
+
+    /// On white, the old ground stays in none of the 8 px around the product ("halo": the share of
+    /// that band darker than 235 in some channel) and the product loses none of itself ("lost": the
+    /// share of its pixels drawn less than half). Measured: halo 0.000–0.112 (the mugs' handle holes,
+    /// which the model fills), mean 0.034; lost 0.003–0.028, mean 0.010. The edge as the model's map
+    /// drew it, before the colours decided it (mask.cpp), with alpha 0 at 96: halo 0.234, lost 0.031.
+    func testTheEdgeKeepsNoGroundAndLosesNoProduct() throws {
+        try ProductCases.make(ProductCases.textured, into: cases)
+        var (halos, losses) = ([Double](), [Double]())
+        for name in ProductCases.textured {
+            let made = try made(name)
+            let white = try BackgroundStep.onWhite(rgb: made.rgb, mask: made.mask, width: made.width, height: made.height).pixels
+            let near = Self.grown(made.truth, width: made.width, height: made.height, by: 8)
+            var (band, halo, judged, lost) = (0, 0, 0, 0)
+            for i in made.truth.indices {
+                let out = white[i * 3..<i * 3 + 3], photo = made.rgb[i * 3..<i * 3 + 3]
+                if near[i] && !made.truth[i] {
+                    band += 1
+                    halo += out.contains { $0 < 235 } ? 1 : 0
+                } else if made.truth[i], let c = photo.indices.max(by: { photo[$0] > photo[$1] }), photo[c] <= 207 {
+                    // How much of the photo's darkest channel is left on white; a near-white part
+                    // (a label, a sole) looks the same kept or dropped and is not judged.
+                    judged += 1
+                    lost += Double(255 - Int(out[c])) / Double(255 - Int(photo[c])) < 0.5 ? 1 : 0
+                }
+            }
+            halos.append(Double(halo) / Double(max(1, band)))
+            losses.append(Double(lost) / Double(max(1, judged)))
+        }
+        let mean = { (values: [Double]) in values.reduce(0, +) / Double(values.count) }
+        for (name, (halo, lost)) in zip(ProductCases.textured, zip(halos, losses)) {
+            XCTAssertLessThanOrEqual(halo, 0.15, "\(name): halo")
+            XCTAssertLessThanOrEqual(lost, 0.05, "\(name): lost")
+        }
+        XCTAssertLessThanOrEqual(mean(halos), 0.05, "halo \(halos)")
+        XCTAssertLessThanOrEqual(mean(losses), 0.03, "lost \(losses)")
+    }
+
+    /// The bottle's black cap on the brown cloth, which the model's map half loses at 320 px (it was
+    /// faded to 80% white): kept on white, or the photo named, never faded away in silence.
+    func testTheBottlesCapIsKeptOrNamed() throws {
+        try ProductCases.make(["bottle-on-cloth"], into: cases)
+        let made = try made("bottle-on-cloth")
+        let (white, cut) = try BackgroundStep.onWhite(rgb: made.rgb, mask: made.mask, width: made.width, height: made.height)
+        // Named: the photo fails as productNotFound, which is what the seller is told.
+        if case .failure(.productNotFound) = Result(catching: { () throws(ImagePipelineError) in try BackgroundStep.check(cut) }) { return }
+        // make.py draws the cap (30, 30, 30) over x 365–435, y 150–185; 4 px inside it.
+        let cap = (154..<181).flatMap { y in (369..<431).map { x in y * made.width + x } }
+        let kept = cap.filter { i in white[i * 3..<i * 3 + 3].allSatisfy { $0 < 128 } }.count
+        XCTAssertGreaterThanOrEqual(Double(kept) / Double(cap.count), 0.9, "the cap faded to white unnamed")
+    }
+
+    /// A region the mask is unsure of, thick and inside the product (the bottle's cap as the model's
+    /// map drew it, about 110), names the photo; an unsure band along the edge, as every cut has,
+    /// does not. Needs no model: the masks are drawn.
+    func testAPartTheMaskHalfLostIsNamed() throws {
+        let side = 400
+        let rgb = [UInt8](repeating: 40, count: side * side * 3)
+        var mask = [UInt8](repeating: 0, count: side * side)
+        for y in 96..<304 {
+            for x in 96..<304 { mask[y * side + x] = (100..<300).contains(x) && (100..<300).contains(y) ? 255 : 128 }
+        }
+        XCTAssertNoThrow(try BackgroundStep.check(BackgroundStep.onWhite(rgb: rgb, mask: mask, width: side, height: side).cut))
+        for y in 180..<220 {
+            for x in 180..<220 { mask[y * side + x] = 110 }
+        }
+        XCTAssertThrowsError(try BackgroundStep.check(BackgroundStep.onWhite(rgb: rgb, mask: mask, width: side, height: side).cut)) { error in
+            guard case .productNotFound(let detail) = error as? ImagePipelineError else { return XCTFail("\(error)") }
+            XCTAssertTrue(detail.hasPrefix("part of the product may be cut away"), detail)
+        }
+    }
+
+    /// `truth` grown by `by` pixels in every direction (a square of 2 `by` + 1), by running counts.
+    private static func grown(_ truth: [Bool], width: Int, height: Int, by: Int) -> [Bool] {
+        func pass(_ marks: [Bool], along: Int, across: Int, index: (Int, Int) -> Int) -> [Bool] {
+            var out = marks
+            for line in 0..<across {
+                var count = 0
+                for step in 0..<min(by, along) where marks[index(line, step)] { count += 1 }
+                for step in 0..<along {
+                    if step + by < along, marks[index(line, step + by)] { count += 1 }
+                    if step - by - 1 >= 0, marks[index(line, step - by - 1)] { count -= 1 }
+                    out[index(line, step)] = count > 0
+                }
+            }
+            return out
+        }
+        let rows = pass(truth, along: width, across: height) { $0 * width + $1 }
+        return pass(rows, along: height, across: width) { $1 * width + $0 }
     }
 
     /// `prepare` with `--background white`: a square as large as the fitted photo, every pixel of

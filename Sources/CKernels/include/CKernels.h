@@ -87,10 +87,13 @@ typedef struct {
     /// Share of the mask's non-background pixels (64 or more) that it is unsure of (64–191): high
     /// when the model cannot tell the product from its ground (glass, white on white).
     double unsure;
+    /// Share of the product (128 or more) under unsure regions (32–223) too thick to be its edge,
+    /// inside its box: a part the mask half lost, as a dark cap on a dark cloth.
+    double doubtful;
 } mi_cutout_t;
 
 /// `rgb` (3 bytes a pixel) with everything `mask` (one byte a pixel, 255 product) calls background
-/// made white, into `out`: the mask's soft edge is steepened (96 → 0, 224 → opaque) so no band of the
+/// made white, into `out`: the mask's soft edge is steepened (160 → 0, 224 → opaque) so no band of the
 /// old ground stays around the product. Measures the cut into `cut`. Returns 0, or -1 under 8 × 8
 /// or out of memory.
 int mi_white_background(const unsigned char *rgb, const unsigned char *mask, int width, int height, unsigned char *out, mi_cutout_t *cut);
