@@ -170,6 +170,23 @@ final class RemoteSourceCacheTests: FolderTestCase, @unchecked Sendable {
 
     /// After the TTL the origin is asked with its validator: a 304 keeps the copy and every ETag; a
     /// changed image gives new outputs with new ETags.
+    /// A record confirmed in the future (an instance whose clock runs fast, sharing the folder or
+    /// bucket) is fresh only within a minute's skew: it cannot put off revalidation for long.
+    func testARecordFromTheFutureIsNotFresh() throws {
+        let bytes = try Data(contentsOf: URL(fileURLWithPath: Fixture.path("photos/jolla.jpg")))
+        let now = Date(timeIntervalSince1970: 1_000_000)
+        let freshness = SourceFreshness(ttl: 300, staleIfError: 600)
+        let record = { (offset: Double) in
+            try SourceCache.record(url: "https://example.com/a.jpg", bytes: bytes, etag: nil, lastModified: nil, now: now + offset)
+        }
+        XCTAssertTrue(freshness.isFresh(try record(-100), now: now))
+        XCTAssertTrue(freshness.isFresh(try record(30), now: now), "within the skew")
+        XCTAssertFalse(freshness.isFresh(try record(86_400 * 365), now: now))
+        XCTAssertFalse(freshness.isUsableOnError(try record(86_400 * 365), now: now))
+        XCTAssertFalse(freshness.isFresh(try record(-301), now: now))
+        XCTAssertTrue(freshness.isUsableOnError(try record(-301), now: now))
+    }
+
     func testAfterTheTTLTheOriginIsAskedConditionallyAndAChangeIsSeen() async throws {
         let grid = path(["pr:grid"])
         try await withService { _, client in

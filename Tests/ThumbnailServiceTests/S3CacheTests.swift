@@ -112,7 +112,7 @@ final class S3CacheTests: ServiceTestCase, @unchecked Sendable {
         }
         XCTAssertEqual(log.all.filter { $0.contains("cache=remote-hit") }.count, 1, "\(log.all)")
         // The object's fault, not the store's: a line naming it, and no outage.
-        XCTAssertEqual(log.all.filter { $0.contains("/out/") && $0.contains("failed its checksum") }.count, 1, "\(log.all)")
+        XCTAssertEqual(log.all.filter { $0.contains("/out/") && $0.contains("failed its check") }.count, 1, "\(log.all)")
         XCTAssertFalse(log.all.contains { $0.contains("the cache bucket failed") || $0.contains("the cache bucket answers again") }, "\(log.all)")
     }
 

@@ -70,8 +70,9 @@ final class S3SourceTests: XCTestCase {
 
     /// With a bucket cache, sources' records are shared too: an instance that never fetched a source
     /// serves another's output of it without downloading it, and downloads it only to render a
-    /// size of its own; one whose record is past `--source-ttl` revalidates it with S3's
-    /// conditional GET (a 304, no bytes) rather than downloading it again.
+    /// size of its own (what the bucket holds then, though the object was replaced since the record
+    /// was made); one whose record is past `--source-ttl` revalidates it with S3's conditional GET
+    /// (a 304, no bytes) rather than downloading it again.
     func testAnInstanceServesTheFleetsOutputsOfASourceWithoutDownloadingIt() async throws {
         try startMoto()
         try moto.put(["a.jpg": jpeg], bucket: "photos")
@@ -96,6 +97,13 @@ final class S3SourceTests: XCTestCase {
         metrics = try await third.metrics()
         XCTAssertTrue(metrics.contains("market_images_sources_total{outcome=\"revalidated\"} 1"), metrics)
         XCTAssertFalse(metrics.contains("market_images_source_bytes_total{kind=\"s3\"}"), "a 304, no bytes: \(metrics)")
+
+        // Replaced since the record was made: a new size renders what the bucket holds now.
+        let replacement = try Data(contentsOf: URL(fileURLWithPath: Fixture.path("photos/jolla.jpg")))
+        try moto.put(["a.jpg": replacement], bucket: "photos")
+        let replaced = try await second.get("/insecure" + ThumbnailURLSigner.path(options: ["w:80"], source: "s3://photos/a.jpg"))
+        XCTAssertEqual(replaced.status, 200, String(decoding: replaced.body.prefix(300), as: UTF8.self))
+        XCTAssertEqual(try ImageHeader.read(.data(replaced.body)).width, 80)
     }
 
     /// The store's failures have an origin's statuses: a wrong secret (moto checks signatures)

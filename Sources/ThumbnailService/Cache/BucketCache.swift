@@ -114,7 +114,7 @@ struct BucketCache: Sendable {
         }
         guard let value = decode(response) else {
             metrics.cacheStore("read", "torn")
-            logger.warning("the cache bucket's object \(key.name) failed its checksum: it is rendered again and replaced")
+            logger.warning("the cache bucket's object \(key.name) failed its check (damaged, or not written by this service): not used, and replaced")
             return nil
         }
         metrics.cacheStore("read", "hit")

@@ -82,7 +82,10 @@ struct RemoteSources: SourceKind {
         // whole (a 304 would leave nothing to render).
         cache?.forget(source.url.text)
         let fetched = try await refresh(source.url, whole: true)
-        guard let bytes = fetched.held, fetched.record.sha256 == source.record.sha256 else { throw Self.changedMeanwhile }
+        // Bytes other than the record's (the source replaced, or an origin that sends different
+        // bytes each time) are what the origin has now: rendered, and their record, stored by the
+        // download, answers the next request.
+        guard let bytes = fetched.held else { throw Self.changedMeanwhile }
         return bytes
     }
 
