@@ -91,6 +91,29 @@ final class S3CacheTests: ServiceTestCase, @unchecked Sendable {
         XCTAssertFalse(log.all.contains { $0.contains(self.moto.accessKeyID) }, "\(log.all)")
     }
 
+    /// A source read the store answers 503 SlowDown is tried again after a pause, as the AWS SDKs
+    /// do, twice more at most: a store shedding load for a moment costs no request, one that keeps
+    /// refusing is a 502 after three tries.
+    func testASourceReadTheStoreAsksToRetryIsRetried() async throws {
+        try moto.put(["a.jpg": try Data(contentsOf: URL(fileURLWithPath: Fixture.path("photos/DSCN0010.jpg")))], bucket: "thumbs")
+        let transport = FaultyTransport()
+        var configuration = configuration()
+        (configuration.useS3, configuration.allowedSources) = (true, ["s3://thumbs/"])
+        (configuration.s3Endpoint, configuration.s3Region, configuration.s3Credentials) = (moto.endpoint, "us-east-1", credentials)
+        configuration.objectStoreTransport = transport
+        transport.fault.withLock { $0 = .slowDownFirst(2) }
+        try await withService(configuration) { _, client in
+            let path = { (width: Int) in self.signer.signedPath(options: ["w:\(width)"], source: "s3://thumbs/a.jpg", format: "jpg") }
+            let status = try await client.execute(uri: path(100), method: .get) { $0.status }
+            XCTAssertEqual(status, .ok)
+            XCTAssertEqual(transport.requests, 3, "two 503s, then the object")
+            transport.fault.withLock { $0 = .slowDownEvery(1) }
+            let refused = try await client.execute(uri: path(101), method: .get) { $0.status }
+            XCTAssertEqual(refused, .badGateway)
+            XCTAssertEqual(transport.requests, 6, "three tries")
+        }
+    }
+
     /// An object whose body fails its checksum (torn on the way) is a miss: the image is rendered
     /// again, served whole, and the object replaced.
     func testATornObjectIsAMissNeverAnAnswer() async throws {
@@ -290,11 +313,24 @@ final class FaultyTransport: ObjectStoreTransport {
         case tornReads, stall, status(Int)
         /// Every nth request answered 503 SlowDown, as a store shedding load answers.
         case slowDownEvery(Int)
+        /// The first n requests answered 503 SlowDown, then the store's own answers.
+        case slowDownFirst(Int)
     }
 
     let fault = Locked<Fault?>(nil)
     private let sent = Locked(0)
     private let real = HTTPObjectStoreTransport()
+    private static let slowDown = ObjectStoreResponse(status: 503, headers: [:], body: Data("<Error><Code>SlowDown</Code></Error>".utf8))
+
+    /// Requests sent so far, this one included.
+    var requests: Int { sent.current }
+
+    private func count() -> Int {
+        sent.withLock { sent in
+            sent += 1
+            return sent
+        }
+    }
 
     func send(_ request: ObjectStoreRequest, maxBytes: Int) async throws(ObjectStoreError) -> ObjectStoreResponse {
         switch fault.current {
@@ -309,12 +345,11 @@ final class FaultyTransport: ObjectStoreTransport {
         case .status(let status)?:
             return ObjectStoreResponse(status: status, headers: [:], body: Data("<Error><Code>Injected\(status)</Code></Error>".utf8))
         case .slowDownEvery(let n)?:
-            let count = sent.withLock { sent in
-                sent += 1
-                return sent
-            }
-            guard count % n == 0 else { return try await real.send(request, maxBytes: maxBytes) }
-            return ObjectStoreResponse(status: 503, headers: [:], body: Data("<Error><Code>SlowDown</Code></Error>".utf8))
+            guard count() % n == 0 else { return try await real.send(request, maxBytes: maxBytes) }
+            return Self.slowDown
+        case .slowDownFirst(let n)?:
+            guard count() <= n else { return try await real.send(request, maxBytes: maxBytes) }
+            return Self.slowDown
         case nil:
             return try await real.send(request, maxBytes: maxBytes)
         }

@@ -24,16 +24,31 @@ struct S3Origin: SourceOrigin {
         return url
     }
 
+    /// S3 asks clients to try a 500 (`InternalError`) or 503 (`SlowDown`) again after a pause, as
+    /// the AWS SDKs (imgproxy's among them) do: up to `retries` more times, 100 then 200 ms apart,
+    /// all within the download's one deadline.
+    static let retries = 2
+    static let retriedStatuses: Set<Int> = [500, 503]
+    static let pause = Duration.milliseconds(100)
+
     func download(_ source: SourceURL, validators: SourceCache.Record?) async throws(ServiceFailure) -> OriginClient.Fetched {
         guard let object = source.objectKey else { throw ServiceFailure.sourceNotAllowed }
         var headers: [(name: String, value: String)] = []
         if let etag = validators?.etag { headers.append((name: "if-none-match", value: etag)) }
         if let lastModified = validators?.lastModified { headers.append((name: "if-modified-since", value: lastModified)) }
-        let response: ObjectStoreResponse?
-        do {
-            response = try await store.get(object, headers: headers, maxBytes: maxBytes, within: timeout)
-        } catch {
-            throw Self.failure(error, maxBytes: maxBytes)
+        let deadline = ContinuousClock.now + timeout
+        var retried = 0
+        var response: ObjectStoreResponse?
+        while true {
+            do {
+                response = try await store.get(object, headers: headers, maxBytes: maxBytes, within: deadline - .now)
+                break
+            } catch .refused(let status, _) where Self.retriedStatuses.contains(status) && retried < Self.retries && .now < deadline {
+                retried += 1
+                try? await Task.sleep(for: Self.pause * retried)
+            } catch {
+                throw Self.failure(error, maxBytes: maxBytes)
+            }
         }
         guard let response else { throw ServiceFailure(status: .notFound, error: "source-not-found", detail: "the bucket has no such object") }
         if response.status == 304, validators != nil { return .notModified }
