@@ -11,8 +11,8 @@ import ImagePipeline
 /// fails, the copy is served for `--source-stale-if-error` more. With a bucket cache, the records
 /// are in the bucket too (`shared`), so an instance serves outputs of sources another instance
 /// fetched without downloading them, and revalidates with their validators; only a render
-/// downloads the bytes. Concurrent requests for one source
-/// share one download or revalidation (whatever sizes they ask for), and at most `--max-downloads`
+/// downloads the bytes. Concurrent requests for one source share one read of the bucket's record,
+/// one download or revalidation (whatever sizes they ask for), and at most `--max-downloads`
 /// sources are held in memory at once, at most `--max-downloads-per-origin` of them downloading from
 /// one origin: more are answered 503 at once.
 struct RemoteSources: SourceKind {
@@ -56,13 +56,6 @@ struct RemoteSources: SourceKind {
         if let record = cache?.record(for: url.text), freshness.isFresh(record, now: clock()) {
             return RemoteSource(url: url, record: record, outcome: .fresh, sources: self)
         }
-        // Another instance's record, fresher than ours or the only one: kept, and fresh or not, its
-        // validators are what a revalidation sends.
-        if let shared, let record = await shared.record(for: url.text),
-           record.validated > cache?.record(for: url.text)?.validated ?? -.infinity {
-            cache?.remember(record)
-            if freshness.isFresh(record, now: clock()) { return RemoteSource(url: url, record: record, outcome: .fresh, sources: self) }
-        }
         return try await refresh(url)
     }
 
@@ -94,8 +87,11 @@ struct RemoteSources: SourceKind {
     private func refresh(_ url: SourceURL, whole: Bool = false) async throws(ServiceFailure) -> RemoteSource {
         do {
             return try await flights.run((whole ? "whole " : "") + url.text) { [self] () throws(ServiceFailure) -> RemoteSource in
-                let cached = cache?.record(for: url.text)
-                if let cached, !whole, freshness.isFresh(cached, now: clock()) { return RemoteSource(url: url, record: cached, outcome: .fresh, sources: self) }
+                var cached = cache?.record(for: url.text)
+                if !whole {
+                    if cached.map({ !freshness.isFresh($0, now: clock()) }) ?? true { cached = await newer(than: cached, url) }
+                    if let cached, freshness.isFresh(cached, now: clock()) { return RemoteSource(url: url, record: cached, outcome: .fresh, sources: self) }
+                }
                 return try await fetch(url, cached: cached, whole: whole)
             }
         } catch let failure as ServiceFailure {
@@ -103,6 +99,14 @@ struct RemoteSources: SourceKind {
         } catch {
             throw ServiceFailure(.cancelled)
         }
+    }
+
+    /// Another instance's record from the bucket when it is newer than `local`, or the only one:
+    /// kept, and fresh or not, its validators are what a revalidation sends.
+    private func newer(than local: SourceCache.Record?, _ url: SourceURL) async -> SourceCache.Record? {
+        guard let shared, let record = await shared.record(for: url.text), record.validated > local?.validated ?? -.infinity else { return local }
+        cache?.remember(record)
+        return record
     }
 
     /// A conditional GET when there is a record, else (or `whole`) a plain one. A 304 keeps the
