@@ -20,6 +20,20 @@ final class FolderProcessorTests: FolderTestCase {
         return dates
     }
 
+    /// With several workers the slowest photos start first, so none is left running alone at the end
+    /// of a run: a HEIC before a JPEG of up to four times its bytes (it decodes its whole grid), then
+    /// by size; ties keep the folder's order.
+    func testSeveralWorkersStartTheSlowestPhotosFirst() throws {
+        try copy("photos/DSCN0010.jpg", to: "a-small.jpg")
+        try FileManager.default.createDirectory(atPath: input, withIntermediateDirectories: true)
+        try Data(count: 3_000_000).write(to: URL(fileURLWithPath: input + "/b-large.jpg"))
+        try copy("photos/iphone_13_pro_max.HEIC", to: "c-phone.HEIC")
+        try copy("photos/DSCN0010.jpg", to: "d-small.jpg")
+        let photos = ["a-small.jpg", "b-large.jpg", "c-phone.HEIC", "d-small.jpg"].map { SourcePhoto(path: input + "/" + $0, product: "", outputStem: $0) }
+        XCTAssertEqual(PhotoCost.slowestFirst([0, 1, 2, 3], of: photos), [2, 1, 0, 3])
+        XCTAssertEqual(PhotoCost.slowestFirst([3, 0], of: photos), [3, 0], "ties keep their order")
+    }
+
     func testFolderOfSubfoldersIsOneProductEachInNaturalOrder() throws {
         try copy("orientation/Landscape_1.jpg", to: "sku-123/IMG_10.jpg")
         try copy("orientation/Landscape_2.jpg", to: "sku-123/IMG_2.jpg")

@@ -64,11 +64,14 @@ public struct FolderProcessor: Sendable {
         // The first error that stops the run; workers check it before each photo.
         let stop = Locked<ImagePipelineError?>(nil)
         let worker = PhotoWorker(job: job, records: records, folder: folder)
-        (pool ?? ImageWorkPool(workers: min(job.jobs, max(1, pending.count)))).forEach(pending.count) { position in
+        let workers = pool ?? ImageWorkPool(workers: min(job.jobs, max(1, pending.count)))
+        // One worker takes the photos in the folder's order; several take the slowest first.
+        let order = workers.workers > 1 ? PhotoCost.slowestFirst(pending, of: photos) : pending
+        workers.forEach(order.count) { position in
             guard stop.current == nil else { return }
-            let photo = photos[pending[position]]
+            let photo = photos[order[position]]
             do throws(ImagePipelineError) {
-                onEvent(.finished(try worker.process(photo, work[pending[position]])))
+                onEvent(.finished(try worker.process(photo, work[order[position]])))
             } catch {
                 stop.withLock { $0 = $0 ?? error }
             }
