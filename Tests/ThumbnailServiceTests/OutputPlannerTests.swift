@@ -17,9 +17,14 @@ final class OutputPlannerTests: FolderTestCase {
         let photo = try Data(contentsOf: URL(fileURLWithPath: input + "/sku 1/a.jpg"))
         XCTAssertEqual(try sources.file(named: "local:///sku 1/a.jpg")?.file.read(), photo)
         XCTAssertEqual(try sources.file(named: "local:///inside.jpg")?.file.read(), photo, "a link that stays inside is fine")
+        // One name per file, however the URL reaches it: the ETag and the caches key on it.
+        try FileManager.default.createSymbolicLink(atPath: input + "/latest", withDestinationPath: input + "/sku 1")
+        for spelling in ["local:///sku 1/a.jpg", "local:///inside.jpg", "local:///latest/a.jpg", "local:///sku 1//a.jpg"] {
+            XCTAssertEqual(sources.file(named: spelling)?.name, "local:///sku 1/a.jpg", spelling)
+        }
         for refused in ["local:///../outside.txt", "local:///sku 1/../../outside.txt", "local:///escape.jpg", "local://" + root + "/outside.txt",
                         "local:///sku 1", "local:///sku 1/a.jpg\u{0}.png", "local:///missing.jpg", "local:sku 1/a.jpg", "file:///etc/passwd",
-                        "local:///./sku 1/a.jpg", "local:///"] {
+                        "local:///./sku 1/a.jpg", "local:///", "local:///sku 1/a.jpg/"] {
             XCTAssertNil(sources.file(named: refused), refused)
         }
         XCTAssertThrowsError(try LocalSourceRoot(root + "/outside.txt"))

@@ -43,18 +43,28 @@ public struct LocalSourceRoot: Sendable {
     /// The file `source` names inside the root, opened, or nil. `source` is the decoded URL from the
     /// request path, e.g. `local:///sku-1/IMG_1.jpg`.
     public func file(named source: String) -> File? {
-        guard let relative = Self.relativePath(source), let real = FileStatus.realPath(path + relative), real.hasPrefix(path + "/"),
-              let file = root.open(beneath: real.dropFirst(path.count + 1).split(separator: "/")) else { return nil }
-        return File(name: Self.scheme + "/" + real.dropFirst(path.count + 1), file: file, fingerprint: SourceFingerprint.identity(of: file),
+        guard let relative = Self.relativePath(source) else { return nil }
+        // A name without links is its own real path: opened one component at a time with O_NOFOLLOW,
+        // nothing is followed, so it is tried first. Only a name through a link pays for realpath(3),
+        // an lstat of every component of the root's path too, and is opened along what it found.
+        var inside = relative.split(separator: "/")
+        var file = root.open(beneath: inside)
+        if file == nil {
+            guard let real = FileStatus.realPath(path + relative), real.hasPrefix(path + "/") else { return nil }
+            inside = real.dropFirst(path.count + 1).split(separator: "/")
+            file = root.open(beneath: inside)
+        }
+        guard let file else { return nil }
+        return File(name: Self.scheme + "/" + inside.joined(separator: "/"), file: file, fingerprint: SourceFingerprint.identity(of: file),
                     modified: file.modified)
     }
 
     /// `/sku-1/IMG_1.jpg` for `local:///sku-1/IMG_1.jpg`; nil for what can never name a file under a
-    /// root (no `/` after the scheme, NUL, `.` or `..` segments).
+    /// root (no `/` after the scheme, a `/` at the end, NUL, `.` or `..` segments).
     static func relativePath(_ source: String) -> Substring? {
         guard source.hasPrefix(scheme) else { return nil }
         let relative = source.dropFirst(scheme.count)
-        guard relative.hasPrefix("/"), relative.count > 1, !relative.contains("\0"),
+        guard relative.hasPrefix("/"), relative.count > 1, !relative.hasSuffix("/"), !relative.contains("\0"),
               !relative.split(separator: "/").contains(where: { $0 == ".." || $0 == "." }) else { return nil }
         return relative
     }
