@@ -2,7 +2,8 @@
 
 Per photo: draft (JPEG DCT scaling) + exif_transpose + conversion to sRGB from an embedded profile +
 white behind transparency + thumbnail into a 2048 box + a bisection on quality for <= 300000 bytes,
-saving without metadata. Usage: pillow_prepare.py INPUT_DIR OUTPUT_DIR
+saving without metadata. Usage: pillow_prepare.py INPUT_DIR OUTPUT_DIR [--progressive]
+(progressive JPEGs, as market-images writes by default: peers.sh; run.sh keeps baseline)
 """
 import io
 import sys
@@ -35,9 +36,12 @@ def load(path):
     return image
 
 
+PROGRESSIVE = "--progressive" in sys.argv[3:]
+
+
 def encode(image, quality):
     buffer = io.BytesIO()
-    image.save(buffer, "JPEG", quality=quality, optimize=True, subsampling=2)
+    image.save(buffer, "JPEG", quality=quality, optimize=True, subsampling=2, progressive=PROGRESSIVE)
     return buffer.getvalue()
 
 
