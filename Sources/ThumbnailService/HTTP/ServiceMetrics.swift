@@ -22,6 +22,9 @@ struct ServiceMetrics: Sendable {
     private let imgproxyInProgress: Gauge
     private let imgproxyRequests: Counter
     private let imgproxyDuration: DurationHistogram
+    /// The two counters of each status answered, ours and imgproxy's, made on its first request:
+    /// looking them up in the registry took a label array and a name on every request.
+    private let byStatus = Locked([Int: (ours: Counter, imgproxy: Counter)]())
 
     private static func name(_ metric: String, unit: String = "", _ help: String) -> MetricNameDescriptor {
         MetricNameDescriptor(namespace: "market_images", metricName: metric, unitName: unit, helpText: help)
@@ -82,9 +85,17 @@ struct ServiceMetrics: Sendable {
 
     /// A request answered: by status, and in imgproxy's total, status codes and latency.
     func request(status: Int, duration: Duration) {
-        registry.makeCounter(descriptor: Self.requests, labels: [("status", String(status))]).increment()
+        let counters = byStatus.withLock { made in
+            if let counters = made[status] { return counters }
+            let labels = [("status", String(status))]
+            let counters = (ours: registry.makeCounter(descriptor: Self.requests, labels: labels),
+                            imgproxy: registry.makeCounter(descriptor: imgproxy("status_codes", unit: "total", "Requests answered, by status."), labels: labels))
+            made[status] = counters
+            return counters
+        }
+        counters.ours.increment()
+        counters.imgproxy.increment()
         imgproxyRequests.increment()
-        registry.makeCounter(descriptor: imgproxy("status_codes", unit: "total", "Requests answered, by status."), labels: [("status", String(status))]).increment()
         imgproxyDuration.record(duration)
     }
 
