@@ -1,7 +1,8 @@
 // U²-Net-p through OpenCV 4.6's DNN module (Debian 12's libopencv-dnn406): see BackgroundMask.h.
 // The input is what rembg feeds the same model: RGB scaled to the model's side, /255, minus the
 // ImageNet mean, over its deviation; the first output map, min–max normalised and upsampled, is
-// where the product is, and the photo's colours decide its edge (`matte`).
+// where the product is, and the photo's colours decide its edge (`matte`) and what ground it encloses
+// (`groundInside`).
 #include "BackgroundMask.h"
 #include "../Sources/CKernels/include/CKernels.h"
 
