@@ -103,7 +103,7 @@ int mi_white_background(const unsigned char *rgb, const unsigned char *mask, int
 typedef struct mi_mask_net mi_mask_net;
 typedef mi_mask_net *(*mi_mask_open_fn)(const char *path, char *error, size_t error_length);
 typedef int (*mi_mask_run_fn)(mi_mask_net *net, const unsigned char *rgb, int width, int height, int side, unsigned char *mask,
-                              char *error, size_t error_length);
+                              char *error, size_t error_length, double *ground_kept);
 typedef void (*mi_mask_close_fn)(mi_mask_net *net);
 
 /// A render's stop signal: a deadline on the monotonic clock and a flag any thread may set. Owned by

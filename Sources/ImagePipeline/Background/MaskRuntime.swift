@@ -66,8 +66,9 @@ final class MaskRuntime: Sendable {
     }
 
     /// The product's mask for `rgb` (3 bytes a pixel), one byte a pixel, 255 the product, by the
-    /// model at `model`.
-    func mask(model: String, rgb: UnsafeBufferPointer<UInt8>, width: Int, height: Int) throws(ImagePipelineError) -> [UInt8] {
+    /// model at `model`; and the share of the product that the product encloses and that has the
+    /// ground's colours, kept because only the colours said it was ground (`mi_mask_run`).
+    func mask(model: String, rgb: UnsafeBufferPointer<UInt8>, width: Int, height: Int) throws(ImagePipelineError) -> (mask: [UInt8], groundKept: Double) {
         var error = [CChar](repeating: 0, count: 512)
         let loaded = nets.withLock { (nets: inout [String: OpaquePointer]) -> OpaquePointer? in
             if let net = nets[model] { return net }
@@ -77,11 +78,12 @@ final class MaskRuntime: Sendable {
         }
         guard let net = loaded else { throw .backgroundUnavailable(detail: "\(model): \(Self.text(error))") }
         var mask = [UInt8](repeating: 0, count: width * height)
+        var groundKept = 0.0
         let status = mask.withUnsafeMutableBufferPointer { out in
-            run(net, rgb.baseAddress, Int32(width), Int32(height), Int32(BackgroundModel.side), out.baseAddress, &error, error.count)
+            run(net, rgb.baseAddress, Int32(width), Int32(height), Int32(BackgroundModel.side), out.baseAddress, &error, error.count, &groundKept)
         }
         guard status == 0 else { throw .backgroundUnavailable(detail: Self.text(error)) }
-        return mask
+        return (mask, groundKept)
     }
 
     /// The sentence the shim wrote into `buffer`.

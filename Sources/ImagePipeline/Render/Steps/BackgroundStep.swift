@@ -5,9 +5,9 @@ import Foundation
 /// on the fitted pixels, everything else made pure white (RGB 255), then the product's bounding box
 /// scaled and centred so its longer side is `fill` of a square canvas as large as the fitted photo's
 /// long edge. Runs after the resize, so the model and the composite see the pixels the listing gets,
-/// and before effects and extension. A mask that finds no product, cannot tell it from its ground, or
-/// is unsure of a sizeable part inside it, fails the photo by name (`productNotFound`) rather than
-/// cut it out wrong.
+/// and before effects and extension. A mask that finds no product, cannot tell it from its ground,
+/// is unsure of a sizeable part inside it, or keeps a sizeable region inside it that has the ground's
+/// colours, fails the photo by name (`productNotFound`) rather than cut it out wrong.
 struct BackgroundStep: RenderStep {
     /// Under this share of the frame the model found no product.
     static let leastProduct = 0.005
@@ -18,8 +18,8 @@ struct BackgroundStep: RenderStep {
     static let mostUnsure = 0.45
     /// More than this share of the product under a thick unsure region inside its outline is a part
     /// the mask half lost (drawn faint or white): a bottle's dark cap is 2.8% of the bottle; the made
-    /// cases on textured grounds measure 0–1.2% (a mug's handle hole, which is ground), a white
-    /// mug on white 3.7% (BENCHMARKS.md).
+    /// cases on textured grounds measure 0–0.5% (1.2% while a mug's handle hole, which is ground,
+    /// was kept), a white mug on white 3.7% (BENCHMARKS.md).
     static let mostDoubtful = 0.02
 
     func apply(to image: DecodedImage, _ spec: RenderSpec) throws(ImagePipelineError) -> DecodedImage {
@@ -30,11 +30,11 @@ struct BackgroundStep: RenderStep {
         let (width, height) = (flat.width, flat.height)
         guard width >= 8, height >= 8 else { throw .productNotFound(detail: "\(width)×\(height) is too small to find a product in") }
         let rgb = try flat.withSRGBBytes(alpha: false) { Array($0) }
-        let mask = try rgb.withUnsafeBufferPointer { pixels throws(ImagePipelineError) in
+        let (mask, groundKept) = try rgb.withUnsafeBufferPointer { pixels throws(ImagePipelineError) in
             try runtime.mask(model: model, rgb: pixels, width: width, height: height)
         }
         let (white, cut) = try Self.onWhite(rgb: rgb, mask: mask, width: width, height: height)
-        try Self.check(cut)
+        try Self.check(cut, groundKept: groundKept)
         let composite = try flat.replacingPixels(white, width: width, height: height)
         return try Self.framed(composite, box: (Int(cut.x0), Int(cut.y0), Int(cut.x1 - cut.x0), Int(cut.y1 - cut.y0)), fill: background.fill)
     }
@@ -50,8 +50,10 @@ struct BackgroundStep: RenderStep {
         return (white, cut)
     }
 
-    /// The photo named when the mask is not one to cut by.
-    static func check(_ cut: mi_cutout_t) throws(ImagePipelineError) {
+    /// The photo named when the mask is not one to cut by; `groundKept`, the share of the product
+    /// that it encloses and that has the ground's colours but was kept (`MaskRuntime.mask`: regions of
+    /// 1% of the product or more, so any is sizeable).
+    static func check(_ cut: mi_cutout_t, groundKept: Double = 0) throws(ImagePipelineError) {
         let percent = { (share: Double) in "\(Int((share * 100).rounded()))%" }
         if cut.product < leastProduct || cut.x1 <= cut.x0 {
             throw .productNotFound(detail: "the model found no product in it (\(percent(cut.product)) of the frame)")
@@ -66,6 +68,10 @@ struct BackgroundStep: RenderStep {
         if cut.doubtful > mostDoubtful {
             throw .productNotFound(detail: "part of the product may be cut away or its ground kept (the model was unsure over "
                 + "\(percent(cut.doubtful)) of it, inside its outline: a part the colour of its ground?)")
+        }
+        if groundKept > 0 {
+            throw .productNotFound(detail: "the ground may show through the product (\(percent(groundKept)) of it, enclosed by it, "
+                + "has the ground's colours: a handle's hole?)")
         }
     }
 
