@@ -165,9 +165,9 @@ static inline int mi_extract_band(VipsImage *in, VipsImage **out, int band, int 
     return vips_extract_band(in, out, band, "n", n, NULL);
 }
 
-/// JPEG with metadata stripped and chroma subsampling pinned, 4:2:0 unless `full_chroma` asks for
-/// 4:4:4: libjpeg's automatic switch-off at Q >= 90 doubles the size between two neighbouring
-/// qualities and breaks any byte-budget search.
+/// libvips' own JPEG writer, with metadata stripped and chroma subsampling pinned (4:2:0 unless
+/// `full_chroma`): the old path `Benchmarks/StageTimings` times. Outputs are written by
+/// `mi_jpeg_encode` (CKernels).
 static inline int mi_jpegsave_buffer(VipsImage *in, void **buf, size_t *len, int quality, int progressive, int full_chroma) {
     return vips_jpegsave_buffer(in, buf, len, "Q", quality, "optimize_coding", TRUE, "strip", TRUE,
                                 "subsample_mode", full_chroma ? VIPS_FOREIGN_SUBSAMPLE_OFF : VIPS_FOREIGN_SUBSAMPLE_ON,
