@@ -37,16 +37,15 @@ final class PhotoLookTests: FolderTestCase {
             ("alpha/Flag_of_the_Netherlands-alpha.png", [(1...7, blurry), (8...8, noDetail)]),
             ("color/tifftag-photoshop.tiff", [(2...6, blurry), (8...8, noDetail)]),
         ]
-        for (fixture, sigmas) in cases {
-            for (range, expected) in sigmas {
-                for sigma in range {
-                    let path = root + "/blurred.jpg"
-                    try DegradedPhoto.make(from: fixture, to: path, .blur(sigma: Double(sigma)))
-                    let (look, _) = try look(path)
-                    // Sharpness is said first; the pastel graphic is also blown out.
-                    XCTAssertEqual(look.problems.first.map { String($0.prefix(expected.count)) }, expected, "\(fixture) blurred by \(sigma): \(look)")
-                }
-            }
+        let shots = cases.flatMap { fixture, sigmas in
+            sigmas.flatMap { range, expected in range.map { (fixture: fixture, sigma: $0, expected: expected) } }
+        }
+        let paths = shots.indices.map { root + "/blurred-\($0).jpg" }
+        try DegradedPhoto.make(zip(shots, paths).map { ($0.fixture, $1, .blur(sigma: Double($0.sigma))) })
+        for (shot, path) in zip(shots, paths) {
+            let (look, _) = try look(path)
+            // Sharpness is said first; the pastel graphic is also blown out.
+            XCTAssertEqual(look.problems.first.map { String($0.prefix(shot.expected.count)) }, shot.expected, "\(shot.fixture) blurred by \(shot.sigma): \(look)")
         }
     }
 
@@ -67,14 +66,14 @@ final class PhotoLookTests: FolderTestCase {
     func testEachBadShotIsCaught() throws {
         let cases: [(DegradedPhoto.Kind, String)] = [(.sharp, ""), (.blur(sigma: 2), "looks blurry"), (.exposure(stops: -2), "looks too dark"),
                                                      (.exposure(stops: 2), "looks blown out")]
-        for fixture in ["photos/DSCN0010.jpg", "photos/jolla.jpg", "photos/2569067123_aca715a2ee_o.jpg", "color/Channel_digital_image_CMYK_color.jpg"] {
-            for (kind, expected) in cases {
-                let path = root + "/shot.jpg"
-                try DegradedPhoto.make(from: fixture, to: path, kind)
-                let (look, warnings) = try look(path)
-                XCTAssertEqual(look.problems.map { String($0.prefix(expected.count)) }, expected.isEmpty ? [] : [expected], "\(fixture) \(kind): \(look)")
-                XCTAssertEqual(warnings.filter { $0.hasPrefix("looks ") }, look.problems, "the problems are the photo's warnings")
-            }
+        let shots = ["photos/DSCN0010.jpg", "photos/jolla.jpg", "photos/2569067123_aca715a2ee_o.jpg", "color/Channel_digital_image_CMYK_color.jpg"]
+            .flatMap { fixture in cases.map { (fixture: fixture, kind: $0.0, expected: $0.1) } }
+        let paths = shots.indices.map { root + "/shot-\($0).jpg" }
+        try DegradedPhoto.make(zip(shots, paths).map { ($0.fixture, $1, $0.kind) })
+        for (shot, path) in zip(shots, paths) {
+            let (look, warnings) = try look(path)
+            XCTAssertEqual(look.problems.map { String($0.prefix(shot.expected.count)) }, shot.expected.isEmpty ? [] : [shot.expected], "\(shot.fixture) \(shot.kind): \(look)")
+            XCTAssertEqual(warnings.filter { $0.hasPrefix("looks ") }, look.problems, "the problems are the photo's warnings")
         }
     }
 
@@ -83,10 +82,10 @@ final class PhotoLookTests: FolderTestCase {
         let originals = ["photos/DSCN0010.jpg", "photos/jolla.jpg", "photos/2569067123_aca715a2ee_o.jpg", "color/concert.jpg",
                          "photos/iphone_13_pro_max.HEIC", "alpha/alpha-layer-1-fill.png"]
         let looks = try originals.map { try look(Fixture.path($0)).0 }
-        for (index, fixture) in originals.enumerated() where !fixture.hasSuffix(".HEIC") {
-            let path = root + "/copy.jpg"
-            try DegradedPhoto.make(from: fixture, to: path, .copy(scale: 0.4, quality: 60))
-            XCTAssertTrue(try look(path).0.resembles(looks[index]), fixture)
+        let copied = originals.indices.filter { !originals[$0].hasSuffix(".HEIC") }
+        try DegradedPhoto.make(copied.map { (originals[$0], root + "/copy-\($0).jpg", .copy(scale: 0.4, quality: 60)) })
+        for index in copied {
+            XCTAssertTrue(try look(root + "/copy-\(index).jpg").0.resembles(looks[index]), originals[index])
         }
         for i in looks.indices {
             for j in looks.indices where j != i {

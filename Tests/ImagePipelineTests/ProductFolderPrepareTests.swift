@@ -68,9 +68,9 @@ final class ProductFolderPrepareTests: FolderTestCase {
         try copy("photos/DSCN0010.jpg", to: "a-mug/IMG_1.jpg")
         try copy("photos/DSCN0010.jpg", to: "a-mug/IMG_2.jpg")
         try copy("photos/jolla.jpg", to: "a-mug/IMG_3.jpg")
-        try DegradedPhoto.make(from: "photos/DSCN0010.jpg", to: input + "/a-mug/IMG_4.jpg", .copy(scale: 0.4, quality: 60))
         try copy("photos/2569067123_aca715a2ee_o.jpg", to: "b-cup/IMG_1.jpg")
-        try DegradedPhoto.make(from: "photos/jolla.jpg", to: input + "/b-cup/IMG_2.jpg", .copy(scale: 0.4, quality: 60))
+        try DegradedPhoto.make([("photos/DSCN0010.jpg", input + "/a-mug/IMG_4.jpg", .copy(scale: 0.4, quality: 60)),
+                                ("photos/jolla.jpg", input + "/b-cup/IMG_2.jpg", .copy(scale: 0.4, quality: 60))])
         let expected = ["a-mug/IMG_2.jpg is the same photo as IMG_1.jpg",
                         "a-mug/IMG_4.jpg looks like IMG_1.jpg (a near-duplicate); is a different view meant?",
                         "b-cup/IMG_2.jpg looks like a-mug/IMG_3.jpg (a near-duplicate of another product's photo)"]

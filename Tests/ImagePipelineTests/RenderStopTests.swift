@@ -52,22 +52,22 @@ final class RenderStopTests: FolderTestCase {
         XCTAssertEqual(max(next.width, next.height), 64, "\(name): the worker renders the next image")
     }
 
-    func testARenderIsStoppedAtItsDeadlineAndTheWorkerGoesOn() async throws {
+    /// Each slow source, timed whole once: stopped at its deadline, and when its caller left; then
+    /// the pool stopped under it. One test, so the sources are made and timed once.
+    func testARenderIsStoppedAtItsDeadlineOrWhenItsCallerLeftOrThePoolStops() async throws {
         let pool = ImageWorkPool(workers: 1)
-        for (name, source, spec) in try slowSources() {
+        let sources = try slowSources()
+        var wholes: [Duration] = []
+        for (name, source, spec) in sources {
             let whole = try await ContinuousClock().measure { _ = try await Self.render(pool, source, spec) }
+            wholes.append(whole)
             let limit = whole / 20
-            try await assertStopped("\(name), \(whole) whole", pool: pool, source: source, within: whole / 4, expecting: .timedOut(limit: limit)) {
+            try await assertStopped("\(name) at its deadline, \(whole) whole", pool: pool, source: source, within: whole / 4,
+                                    expecting: .timedOut(limit: limit)) {
                 try await Self.render(pool, source, spec, timeout: limit)
             }
-        }
-    }
-
-    func testARunningRenderWhoseCallerLeftIsStopped() async throws {
-        let pool = ImageWorkPool(workers: 1)
-        for (name, source, spec) in try slowSources() {
-            let whole = try await ContinuousClock().measure { _ = try await Self.render(pool, source, spec) }
-            try await assertStopped("\(name), \(whole) whole", pool: pool, source: source, within: whole / 2, expecting: .cancelled) {
+            try await assertStopped("\(name) whose caller left, \(whole) whole", pool: pool, source: source, within: whole / 2,
+                                    expecting: .cancelled) {
                 let started = Gate()
                 let task = Self.start(pool, source, spec, started: started)
                 await started.wait()
@@ -75,15 +75,15 @@ final class RenderStopTests: FolderTestCase {
                 return try await task.value
             }
         }
+        try await checkStoppingThePoolStopsTheRunningRenderAndDropsTheQueued(pool, sources[1], whole: wholes[1])
     }
 
     /// A service about to exit stops everything on the pool and waits for its worker: the running
     /// render stopped, the queued one dropped, both told so, in a small part of the render's time.
-    func testStoppingThePoolStopsTheRunningRenderAndDropsTheQueued() async throws {
-        let pool = ImageWorkPool(workers: 1)
-        let (_, source, spec) = try slowSources()[1]
+    private func checkStoppingThePoolStopsTheRunningRenderAndDropsTheQueued(_ pool: ImageWorkPool, _ slow: (name: String, source: ImageSource, spec: RenderSpec),
+                                                                           whole: Duration) async throws {
+        let (source, spec) = (slow.source, slow.spec)
         let clock = ContinuousClock()
-        let whole = try await clock.measure { _ = try await Self.render(pool, source, spec) }
         let started = Gate()
         let running = Self.start(pool, source, spec, started: started)
         await started.wait()

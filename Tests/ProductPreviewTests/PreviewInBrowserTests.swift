@@ -66,9 +66,39 @@ final class PreviewInBrowserTests: FolderTestCase {
         }
     }
 
-    func testTheListAndGridShowEveryProductAsTheAppWould() async throws {
+    /// Where a screenshot `name` is kept, with none left there from an earlier run.
+    private func screenshot(_ name: String) throws -> String {
+        let artifacts = Fixture.root.deletingLastPathComponent().deletingLastPathComponent()
+            .appendingPathComponent(".build/test-artifacts/preview").path
+        try FileManager.default.createDirectory(atPath: artifacts, withIntermediateDirectories: true)
+        let file = artifacts + "/\(name).png"
+        try? FileManager.default.removeItem(atPath: file)
+        return file
+    }
+
+    /// The screenshot at `file` is `width`×`height` device pixels and shows something, not one flat colour.
+    private func assertNotBlank(_ file: String, width: Int, height: Int) throws {
+        let image = try DecodedImage.decode(file: file, maxPixels: .max) { _ in (100_000, 100_000) }
+        XCTAssertEqual([image.width, image.height], [width, height], file)
+        let cells = try image.grid()
+        let spread = cells.flatMap { $0 }.max()! - cells.flatMap { $0 }.min()!
+        XCTAssertGreaterThan(spread, 5, "\(file) shows something, not one flat colour: \(cells)")
+    }
+
+    /// The list, the grid (on a desktop and a phone at 3x) and a product page as the browser rendered
+    /// them, with screenshots at a desktop and a phone width from the same visits; then what other
+    /// hosts and other users of the machine get. One preview serves them all: the photos are prepared
+    /// once, and each Chromium visit is one page.
+    func testThePagesShowTheCatalogueAsTheAppWouldToItsOwnAddressOnly() async throws {
         let preview = try await start()
-        let list = try await blocking { try HeadlessChromium.dom(preview.url("/")) }
+        try await checkListAndGrid(preview)
+        try await checkProductPage(preview)
+        try await checkOnlyItsOwnAddressWithThisRunsTokenIsAnswered(preview)
+    }
+
+    private func checkListAndGrid(_ preview: LivePreview) async throws {
+        let listShot = try screenshot("desktop-list")
+        let list = try await blocking { try HeadlessChromium.dom(preview.url("/"), screenshot: listShot) }
         for text in ["Garden photo prints", "휴대폰 사진 엽서 세트", Self.korean, "₩9,900", "<s class=\"original\">₩12,000</s>", "$15.50", "Sold out",
                      "3 in stock", "&lt;script&gt;alert('x')&lt;/script&gt; &amp; co"] {
             XCTAssertTrue(list.contains(text), "the list shows \(text):\n\(list)")
@@ -76,14 +106,17 @@ final class PreviewInBrowserTests: FolderTestCase {
         XCTAssertFalse(list.contains("<script>alert"), "a product's name is text, never markup")
         XCTAssertEqual(loaded(list), Array(repeating: "80x80", count: 4), "one 80 px list thumbnail per product at 1x:\n\(list)")
         XCTAssertTrue(list.contains("3 problems"), "the mug's six photos, its damaged one and its blank one (flowers.jpeg, a vignette with no sharp detail) are counted")
+        try assertNotBlank(listShot, width: 1280, height: 900)
 
         let grid = try await blocking { try HeadlessChromium.dom(preview.url("/?view=grid")) }
         XCTAssertTrue(grid.contains("class=\"products grid\""))
         XCTAssertEqual(loaded(grid), Array(repeating: "200x200", count: 4), grid)
         // A phone at 3x loads the 3x thumbnails, not the 1x ones scaled up: 600 pixels, shown as 200
         // CSS pixels, or all the source has (the 640×480 camera photo is never enlarged: 480, shown as 160).
-        let phone = try await blocking { try HeadlessChromium.dom(preview.url("/?view=grid"), width: 390, height: 844, scale: 3) }
+        let phoneShot = try screenshot("phone-grid")
+        let phone = try await blocking { try HeadlessChromium.dom(preview.url("/?view=grid"), width: 390, height: 844, scale: 3, screenshot: phoneShot) }
         XCTAssertEqual(loaded(phone), ["200x200", "160x160", "160x160", "200x200"], phone)
+        try assertNotBlank(phoneShot, width: 390 * 3, height: 844 * 3)
         let chosen = matches(#"data-source="([^"]+)""#, in: phone)
         XCTAssertEqual(chosen.count, 4)
         for source in chosen {
@@ -94,9 +127,10 @@ final class PreviewInBrowserTests: FolderTestCase {
         }
     }
 
-    func testTheProductPageShowsEveryPreparedPhotoAndWhatWentWrong() async throws {
-        let preview = try await start()
-        let page = try await blocking { try HeadlessChromium.dom(preview.url("/product/mug")) }
+    /// Every prepared photo and what went wrong, on a desktop and on a phone.
+    private func checkProductPage(_ preview: LivePreview) async throws {
+        let desktopShot = try screenshot("desktop-product")
+        let page = try await blocking { try HeadlessChromium.dom(preview.url("/product/mug"), screenshot: desktopShot) }
         let captions = matches(#"<span class="source">([^<]+)</span>"#, in: page)
         XCTAssertEqual(captions, ["1. IMG_1.jpg", "2. IMG_2.jpeg", "3. IMG_3.jpg", "4. IMG_4.jpg", "5. IMG_5.HEIC"], "upload order")
         let shown = matches(#"<span class="dims">(\d+×\d+) px</span>"#, in: page).map { $0.replacingOccurrences(of: "×", with: "x") }
@@ -112,66 +146,17 @@ final class PreviewInBrowserTests: FolderTestCase {
         XCTAssertTrue(page.contains("<li class=\"failure\"><b>IMG_6.jpg</b>:"), "the damaged photo is named with its reason")
         XCTAssertTrue(page.contains("<s class=\"original\">₩12,000</s>") && page.contains("Sold out"))
         XCTAssertTrue(page.contains("encodes"), page)
-    }
-
-    /// Changing a photo in the folder and reloading shows the new photo: new thumbnail and photo
-    /// URLs, a new page ETag, and the browser loads the new size.
-    func testReloadingAfterAPhotoChangesShowsTheNewPhoto() async throws {
-        let preview = try await start()
-        let before = try await blocking { try HeadlessChromium.dom(preview.url("/product/markup")) }
-        let firstPage = try await preview.get("/product/markup")
-        XCTAssertEqual(loaded(before).first, "2048x1536", before)
-        try FileManager.default.removeItem(atPath: input + "/markup/cutout.png")
-        try copy("orientation/Landscape_6.jpg", to: "markup/cutout.jpg")
-        let after = try await blocking { try HeadlessChromium.dom(preview.url("/product/markup")) }
-        XCTAssertEqual(loaded(after).first, "600x450", after)
-        let secondPage = try await preview.get("/product/markup", headers: ["If-None-Match": firstPage.header("ETag") ?? ""])
-        XCTAssertEqual(secondPage.status, 200, "a changed folder is a changed page")
-        let unchanged = try await preview.get("/product/markup", headers: ["If-None-Match": secondPage.header("ETag") ?? ""])
-        XCTAssertEqual(unchanged.status, 304)
-    }
-
-    func testThePublishRecordShowsWhatWouldChange() async throws {
-        let server = "http://127.0.0.1:9"
-        let ledger: [String: Any] = ["entries": [
-            "\(server)|sku-camera": ["state": "registered", "productID": 41, "at": "2026-11-01T00:00:00Z",
-                                     "sent": ["fields": ["name": "Garden photo prints", "description": "An older description.",
-                                                         "price": 12000, "currency": "KRW", "stock": 3, "sale_price": 9900],
-                                              "images": ["IMG_1.jpg 0000"]]],
-        ]]
-        try JSONSerialization.data(withJSONObject: ledger).write(to: URL(fileURLWithPath: input + "/.openmarket-published.json"))
-        let preview = try await start(dialect: .openmarket)
-        let list = try await blocking { try HeadlessChromium.dom(preview.url("/")) }
-        XCTAssertTrue(list.contains("photos changed since product 41 was published: publish needs --recreate"), list)
-        XCTAssertTrue(list.contains("new: not yet published to http://localhost:9"), list)
-        let page = try await blocking { try HeadlessChromium.dom(preview.url("/product/sku-camera")) }
-        XCTAssertTrue(page.contains("<li class=\"change\"><b>description</b>: An older description. →"), page)
-    }
-
-    /// Screenshots at a desktop and a phone width are not blank, and are kept for people to look at.
-    func testScreenshotsAtDesktopAndPhoneWidthsAreNotBlank() async throws {
-        let preview = try await start()
-        let artifacts = Fixture.root.deletingLastPathComponent().deletingLastPathComponent()
-            .appendingPathComponent(".build/test-artifacts/preview").path
-        try FileManager.default.createDirectory(atPath: artifacts, withIntermediateDirectories: true)
-        for (name, width, height, path) in [("desktop-list", 1280, 900, "/"), ("phone-grid", 390, 844, "/?view=grid"),
-                                            ("desktop-product", 1280, 900, "/product/mug"), ("phone-product", 390, 844, "/product/mug")] {
-            let file = artifacts + "/\(name).png"
-            try? FileManager.default.removeItem(atPath: file)
-            try await blocking { try HeadlessChromium.screenshot(preview.url(path), to: file, width: width, height: height) }
-            let image = try DecodedImage.decode(file: file, maxPixels: .max) { _ in (100_000, 100_000) }
-            XCTAssertEqual([image.width, image.height], [width, height], name)
-            let cells = try image.grid()
-            let spread = cells.flatMap { $0 }.max()! - cells.flatMap { $0 }.min()!
-            XCTAssertGreaterThan(spread, 5, "\(name) shows something, not one flat colour: \(cells)")
-        }
+        try assertNotBlank(desktopShot, width: 1280, height: 900)
+        let phoneShot = try screenshot("phone-product")
+        let phone = try await blocking { try HeadlessChromium.dom(preview.url("/product/mug"), width: 390, height: 844, screenshot: phoneShot) }
+        XCTAssertEqual(matches(#"<span class="source">([^<]+)</span>"#, in: phone), captions)
+        try assertNotBlank(phoneShot, width: 390, height: 844)
     }
 
     /// DNS rebinding and other users of the machine: a request that names another host (even with the
     /// token), or has no token, gets 403 and nothing of the catalogue; the address with the token sets
     /// the cookie that lets the page's own requests in.
-    func testOnlyItsOwnAddressWithThisRunsTokenIsAnswered() async throws {
-        let preview = try await start()
+    private func checkOnlyItsOwnAddressWithThisRunsTokenIsAnswered(_ preview: LivePreview) async throws {
         let port = try XCTUnwrap(preview.base.port)
         let token = try XCTUnwrap(preview.token)
         func head(_ host: String, _ path: String, cookie: String? = nil) async throws -> String {
@@ -200,5 +185,37 @@ final class PreviewInBrowserTests: FolderTestCase {
         let rebound = try await blocking { try HeadlessChromium.dom(URL(string: "http://rebind.test:\(port)/?token=\(token)")!, resolving: "rebind.test") }
         XCTAssertFalse(rebound.contains(Self.korean), rebound)
         XCTAssertTrue(rebound.contains("foreign-host"), rebound)
+    }
+
+    /// A publish record shows what publishing would change; then changing a photo in the folder and
+    /// reloading shows the new photo: new thumbnail and photo URLs, a new page ETag, and the browser
+    /// loads the new size. One preview, so the photos are prepared once.
+    func testThePublishRecordShowsWhatWouldChangeAndAChangedPhotoShowsOnReload() async throws {
+        let server = "http://127.0.0.1:9"
+        let ledger: [String: Any] = ["entries": [
+            "\(server)|sku-camera": ["state": "registered", "productID": 41, "at": "2026-11-01T00:00:00Z",
+                                     "sent": ["fields": ["name": "Garden photo prints", "description": "An older description.",
+                                                         "price": 12000, "currency": "KRW", "stock": 3, "sale_price": 9900],
+                                              "images": ["IMG_1.jpg 0000"]]],
+        ]]
+        try JSONSerialization.data(withJSONObject: ledger).write(to: URL(fileURLWithPath: input + "/.openmarket-published.json"))
+        let preview = try await start(dialect: .openmarket)
+        let list = try await blocking { try HeadlessChromium.dom(preview.url("/")) }
+        XCTAssertTrue(list.contains("photos changed since product 41 was published: publish needs --recreate"), list)
+        XCTAssertTrue(list.contains("new: not yet published to http://localhost:9"), list)
+        let page = try await blocking { try HeadlessChromium.dom(preview.url("/product/sku-camera")) }
+        XCTAssertTrue(page.contains("<li class=\"change\"><b>description</b>: An older description. →"), page)
+
+        let before = try await blocking { try HeadlessChromium.dom(preview.url("/product/markup")) }
+        let firstPage = try await preview.get("/product/markup")
+        XCTAssertEqual(loaded(before).first, "2048x1536", before)
+        try FileManager.default.removeItem(atPath: input + "/markup/cutout.png")
+        try copy("orientation/Landscape_6.jpg", to: "markup/cutout.jpg")
+        let after = try await blocking { try HeadlessChromium.dom(preview.url("/product/markup")) }
+        XCTAssertEqual(loaded(after).first, "600x450", after)
+        let secondPage = try await preview.get("/product/markup", headers: ["If-None-Match": firstPage.header("ETag") ?? ""])
+        XCTAssertEqual(secondPage.status, 200, "a changed folder is a changed page")
+        let unchanged = try await preview.get("/product/markup", headers: ["If-None-Match": secondPage.header("ETag") ?? ""])
+        XCTAssertEqual(unchanged.status, 304)
     }
 }

@@ -120,8 +120,8 @@ final class ProductPreviewRoutesTests: FolderTestCase {
 
     /// A blurry photo and a photo like another product's are among a product's things to fix.
     func testPhotosThatLookBadOrAlikeAreListedToFix() async throws {
-        try DegradedPhoto.make(from: "photos/jolla.jpg", to: input + "/lamp/IMG_3.jpg", .blur(sigma: 3))
-        try DegradedPhoto.make(from: "photos/DSCN0010.jpg", to: input + "/lamp/IMG_4.jpg", .copy(scale: 0.4, quality: 60))
+        try DegradedPhoto.make([("photos/jolla.jpg", input + "/lamp/IMG_3.jpg", .blur(sigma: 3)),
+                                ("photos/DSCN0010.jpg", input + "/lamp/IMG_4.jpg", .copy(scale: 0.4, quality: 60))])
         try await withPreview { client, token, _ in
             let cookie: HTTPFields = [.cookie: "market_images_preview=\(token)"]
             let lamp = String(buffer: try await client.execute(uri: "/product/lamp", method: .get, headers: cookie) { $0 }.body)

@@ -120,9 +120,9 @@ final class ProductFolderRuleTests: PublishingTestCase {
     func testPhotosThatLookBadAreWarnedAndStrictLooksBlockThem() async throws {
         try await start()
         let mug = try productFolder("a-mug", photos: ["photos/2569067123_aca715a2ee_o.jpg"])
-        try DegradedPhoto.make(from: "photos/DSCN0010.jpg", to: mug + "/IMG_2.jpg", .blur(sigma: 2))
         let cup = try productFolder("b-cup", photos: [])
-        try DegradedPhoto.make(from: "photos/2569067123_aca715a2ee_o.jpg", to: cup + "/IMG_1.jpg", .copy(scale: 0.4, quality: 60))
+        try DegradedPhoto.make([("photos/DSCN0010.jpg", mug + "/IMG_2.jpg", .blur(sigma: 2)),
+                                ("photos/2569067123_aca715a2ee_o.jpg", cup + "/IMG_1.jpg", .copy(scale: 0.4, quality: 60))])
 
         let strict = try await plan { ($0.strictLooks, $0.dryRun) = (true, true) }
         XCTAssertEqual(strict.step("a-mug")?.action, .blocked)

@@ -20,6 +20,20 @@ public enum DegradedPhoto {
         .appendingPathComponent("scripts/degrade-photo.py").path
 
     public static func make(from fixture: String, to path: String, _ kind: Kind) throws {
-        _ = try ProcessOutput.run("/usr/bin/env", ["python3", script, Fixture.path(fixture), path] + kind.arguments)
+        try make([(fixture, path, kind)])
+    }
+
+    /// Each shot as `make(from:to:_:)` makes it, in one run of Python: its start and Pillow's import
+    /// took most of a quarter of a second a shot.
+    public static func make(_ shots: [(fixture: String, path: String, kind: Kind)]) throws {
+        let runs = shots.map { [Fixture.path($0.fixture), $0.path] + $0.kind.arguments }
+        let runner = """
+            import json, runpy, sys
+            script = sys.argv[1]
+            for arguments in json.loads(sys.argv[2]):
+                sys.argv = [script] + arguments
+                runpy.run_path(script, run_name="__main__")
+            """
+        _ = try ProcessOutput.run("/usr/bin/env", ["python3", "-c", runner, script, String(decoding: try JSONEncoder().encode(runs), as: UTF8.self)])
     }
 }

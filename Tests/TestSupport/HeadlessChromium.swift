@@ -16,16 +16,15 @@ public enum HeadlessChromium {
         }
     }
 
-    /// The DOM after the page loaded and its script ran, at a window size and device scale.
-    /// `resolving` names a host the browser resolves to 127.0.0.1, as a rebound DNS name would.
-    public static func dom(_ url: URL, width: Int = 1280, height: Int = 900, scale: Int = 1, resolving host: String? = nil) throws -> String {
+    /// The DOM after the page loaded and its script ran, at a window size and device scale; with
+    /// `screenshot`, also a PNG of the page as rendered (`width`×`height` CSS pixels at `scale`)
+    /// from the same visit. `resolving` names a host the browser resolves to 127.0.0.1, as a
+    /// rebound DNS name would.
+    public static func dom(_ url: URL, width: Int = 1280, height: Int = 900, scale: Int = 1, resolving host: String? = nil,
+                           screenshot: String? = nil) throws -> String {
         let rules = host.map { ["--host-resolver-rules=MAP \($0) 127.0.0.1"] } ?? []
-        return String(decoding: try run(["--dump-dom"] + rules, url: url, width: width, height: height, scale: scale), as: UTF8.self)
-    }
-
-    /// A PNG of the page as rendered in a window of `width`×`height` CSS pixels.
-    public static func screenshot(_ url: URL, to path: String, width: Int, height: Int, scale: Int = 1) throws {
-        _ = try run(["--screenshot=\(path)"], url: url, width: width, height: height, scale: scale)
+        let picture = screenshot.map { ["--screenshot=\($0)"] } ?? []
+        return String(decoding: try run(["--dump-dom"] + rules + picture, url: url, width: width, height: height, scale: scale), as: UTF8.self)
     }
 
     private static func run(_ arguments: [String], url: URL, width: Int, height: Int, scale: Int) throws -> Data {

@@ -10,6 +10,10 @@ public final class ServiceProcess: ServiceConnection, @unchecked Sendable {
     private let process = Process()
     /// Left when the log pipe reaches end of file: the process and anything it started are done writing.
     private let logEnded = DispatchGroup()
+    /// Signalled at each chunk of the log and at its end: when the start reads the log again.
+    private let logChanged = DispatchSemaphore(value: 0)
+    /// Left when the process has exited.
+    private let exited = DispatchGroup()
 
     /// Starts the service and waits until it says where it listens (or it exits: then `base` is
     /// unset and `waitForExit` tells why).
@@ -31,8 +35,9 @@ public final class ServiceProcess: ServiceConnection, @unchecked Sendable {
         // The preview prints its address, with the run's token, on stdout.
         process.standardOutput = command == "preview" ? errors : FileHandle.nullDevice
         logEnded.enter()
-        errors.fileHandleForReading.readabilityHandler = { [weak self, logEnded] handle in
+        errors.fileHandleForReading.readabilityHandler = { [weak self, logEnded, logChanged] handle in
             let chunk = handle.availableData
+            defer { logChanged.signal() }
             guard !chunk.isEmpty else {
                 handle.readabilityHandler = nil
                 logEnded.leave()
@@ -40,10 +45,14 @@ public final class ServiceProcess: ServiceConnection, @unchecked Sendable {
             }
             self?.appendLog(chunk)
         }
+        exited.enter()
+        process.terminationHandler = { [exited] _ in exited.leave() }
         try process.run()
-        let deadline = Date().addingTimeInterval(30)
+        let deadline = DispatchTime.now() + 30
         let expectsMetrics = !metricsPort.isEmpty || arguments.contains("--metrics-bind") && !arguments.contains("off")
-        while Date() < deadline, process.isRunning {
+        while true {
+            // Ended before this read of it: the log holds all it will say.
+            let ended = logEnded.wait(timeout: .now()) == .success
             let log = logText
             let metrics = log.range(of: #"metrics on http://127\.0\.0\.1:\d+"#, options: .regularExpression)
             if let range = log.range(of: #"listening on http://127\.0\.0\.1:\d+"#, options: .regularExpression), metrics != nil || !expectsMetrics {
@@ -52,7 +61,7 @@ public final class ServiceProcess: ServiceConnection, @unchecked Sendable {
                 token = log.range(of: #"\?token=[0-9a-f]+"#, options: .regularExpression).map { String(log[$0].dropFirst("?token=".count)) }
                 return
             }
-            usleep(20_000)
+            if ended || logChanged.wait(timeout: deadline) == .timedOut { return }
         }
     }
 
@@ -69,9 +78,7 @@ public final class ServiceProcess: ServiceConnection, @unchecked Sendable {
     /// Waits for the process to end (killing it after `timeLimit`) and returns its exit status.
     @discardableResult
     public func waitForExit(timeLimit: TimeInterval = 30) -> Int32 {
-        let deadline = Date().addingTimeInterval(timeLimit)
-        while process.isRunning, Date() < deadline { usleep(20_000) }
-        if process.isRunning { kill(process.processIdentifier, SIGKILL) }
+        if exited.wait(timeout: .now() + timeLimit) == .timedOut { kill(process.processIdentifier, SIGKILL) }
         process.waitUntilExit()
         if logEnded.wait(timeout: .now() + 10) == .timedOut { XCTFail("the service's log stayed open 10 s after it exited") }
         return process.terminationStatus
