@@ -2,7 +2,7 @@
 # What progressive JPEG costs and saves, by scan script: libjpeg-turbo's `cjpeg` at Q80 4:2:0 on the
 # serve benchmark's 28 2K JPEGs fitted to BOX (PPM made by `vips thumbnail`), baseline with and
 # without optimised Huffman codes, libjpeg's standard progression (ten scans with successive
-# approximation; always optimised) and the six scans of spectral selection that
+# approximation; always optimised) and the nine scans of spectral selection that
 # Sources/CKernels/jpeg_encode.c writes. Prints microseconds per image (min of ROUNDS, a process per
 # file, so start-up and the PPM read are in every figure alike) and the bytes summed.
 # Usage: Benchmarks/progressive-scans.sh [BOX] [ROUNDS]     (images from Benchmarks/serve.sh or peers.sh)
@@ -18,10 +18,13 @@ done
 cat > "$WORK/spectral.scans" <<'SCANS'
 0,1,2: 0-0, 0, 0;
 0: 1-2, 0, 0;
-0: 3-9, 0, 0;
-2: 1-63, 0, 0;
-1: 1-63, 0, 0;
-0: 10-63, 0, 0;
+0: 3-5, 0, 0;
+2: 1-2, 0, 0;
+1: 1-2, 0, 0;
+2: 3-63, 0, 0;
+1: 3-63, 0, 0;
+0: 6-14, 0, 0;
+0: 15-63, 0, 0;
 SCANS
 run() {
     local label=$1 best=0 total round start elapsed file; shift
@@ -40,4 +43,4 @@ echo "$BOX px, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //
 run "baseline" 
 run "baseline, optimised codes" -optimize
 run "progressive, libjpeg's 10 scans" -optimize -progressive
-run "progressive, 6 spectral scans" -optimize -scans "$WORK/spectral.scans"
+run "progressive, 9 spectral scans" -optimize -scans "$WORK/spectral.scans"

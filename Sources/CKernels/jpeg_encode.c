@@ -1,9 +1,10 @@
 // JPEG written with libjpeg-turbo from the 8-bit grey or RGB pixels of a libvips image: what libvips' jpegsave wrote for us (the same quantisation tables for a quality, 4:2:0 or
 // 4:4:4, optimised Huffman codes, no metadata but the JFIF header), except the progressive scans.
 // libjpeg's standard progression is ten scans with successive approximation, each entropy-coded twice
-// for the optimised codes: 2.3 times a baseline encode at 512 px for 3.7% fewer bytes. Six scans of
-// spectral selection alone keep those bytes (within 0.3% at 2048 px, fewer at 240 and 512) at the
-// cost of a baseline encode with optimised codes (BENCHMARKS.md, the encode). The decoded pixels are
+// for the optimised codes: 2.3 times a baseline encode at 512 px for 3.7% fewer bytes. Nine scans of
+// spectral selection alone, each band with codes of its own, make no more bytes (fewer at 240 and 512
+// px, the same at 2048) at about the cost of a baseline encode with optimised codes (BENCHMARKS.md,
+// the encode). The decoded pixels are
 // the same either way: a progressive file only orders the same coefficients differently.
 
 #include <setjmp.h>
@@ -15,13 +16,14 @@
 #include "CKernels.h"
 
 /// DC of all components first (a preview of 8 × 8 blocks), then the luma's lowest frequencies, the
-/// chroma, and the rest of the luma.
+/// chroma's, the rest of the chroma, and the luma's higher bands: each band its own Huffman codes.
 static const jpeg_scan_info mi_colour_scans[] = {
-    {3, {0, 1, 2}, 0, 0, 0, 0}, {1, {0}, 1, 2, 0, 0}, {1, {0}, 3, 9, 0, 0},
-    {1, {2}, 1, 63, 0, 0}, {1, {1}, 1, 63, 0, 0}, {1, {0}, 10, 63, 0, 0},
+    {3, {0, 1, 2}, 0, 0, 0, 0}, {1, {0}, 1, 2, 0, 0}, {1, {0}, 3, 5, 0, 0},
+    {1, {2}, 1, 2, 0, 0}, {1, {1}, 1, 2, 0, 0}, {1, {2}, 3, 63, 0, 0}, {1, {1}, 3, 63, 0, 0},
+    {1, {0}, 6, 14, 0, 0}, {1, {0}, 15, 63, 0, 0},
 };
 static const jpeg_scan_info mi_grey_scans[] = {
-    {1, {0}, 0, 0, 0, 0}, {1, {0}, 1, 2, 0, 0}, {1, {0}, 3, 9, 0, 0}, {1, {0}, 10, 63, 0, 0},
+    {1, {0}, 0, 0, 0, 0}, {1, {0}, 1, 2, 0, 0}, {1, {0}, 3, 5, 0, 0}, {1, {0}, 6, 14, 0, 0}, {1, {0}, 15, 63, 0, 0},
 };
 
 /// Everything an encode owns, so the error path (a longjmp out of libjpeg) frees it all. The output

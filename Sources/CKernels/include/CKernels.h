@@ -17,7 +17,7 @@ int mi_jpeg_thumbnail(const void *buf, size_t len, int scale, double shrink,
                       int width, int height, int orientation, int to_srgb, void **out);
 
 /// JPEG of `image` (a `VipsImage *` of 8-bit grey or RGB pixels) at `quality` with libjpeg-turbo, 4:2:0
-/// unless `full_chroma`, optimised Huffman codes, no metadata; `progressive` in six scans of spectral
+/// unless `full_chroma`, optimised Huffman codes, no metadata; `progressive` in nine scans of spectral
 /// selection (jpeg_encode.c says why). `out` receives a buffer to release with `free`. Fails under
 /// libvips' error buffer.
 int mi_jpeg_encode(void *image, int quality, int progressive, int full_chroma, unsigned char **out, unsigned long *length);

@@ -32,7 +32,7 @@ enum ImageEncoder {
     }
 
     /// libjpeg-turbo through `mi_jpeg_encode`: libvips' jpegsave tables and sampling, but progressive
-    /// in six scans of spectral selection, the same bytes at less than half the time
+    /// in nine scans of spectral selection, no more bytes at under half the time
     /// (`Sources/CKernels/jpeg_encode.c`). Chroma is pinned to 4:2:0 or 4:4:4: libjpeg's automatic
     /// switch at Q >= 90 doubles the size between two neighbouring qualities and breaks any byte-budget
     /// search.
