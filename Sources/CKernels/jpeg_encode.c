@@ -88,8 +88,8 @@ int mi_jpeg_encode(void *image, int quality, int progressive, int full_chroma, u
         return mi_jpeg_encode_fail(s);
     }
     jpeg_create_compress(&s->cinfo);
-    // About a bit a pixel at the qualities used, so most outputs never grow it.
-    s->capacity = 65536 + (size_t)in->Xsize * (size_t)in->Ysize * (size_t)bands / 8;
+    // About a bit a pixel at the qualities used, so most outputs never grow it; at most 4 MB to start.
+    s->capacity = VIPS_MIN(65536 + (size_t)in->Xsize * (size_t)in->Ysize * (size_t)bands / 8, (size_t)4 << 20);
     if (!(s->buffer = malloc(s->capacity))) return mi_jpeg_encode_fail(s);
     s->destination = (struct jpeg_destination_mgr){s->buffer, s->capacity, mi_jpeg_destination_start, mi_jpeg_destination_grow, mi_jpeg_destination_end};
     s->cinfo.dest = &s->destination;
