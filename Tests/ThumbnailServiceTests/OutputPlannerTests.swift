@@ -22,6 +22,9 @@ final class OutputPlannerTests: FolderTestCase {
         for spelling in ["local:///sku 1/a.jpg", "local:///inside.jpg", "local:///latest/a.jpg", "local:///sku 1//a.jpg"] {
             XCTAssertEqual(sources.file(named: spelling)?.name, "local:///sku 1/a.jpg", spelling)
         }
+        // Served from `/`, whose prefix is `/`, not `//`.
+        let real = try XCTUnwrap(FileStatus.realPath(input))
+        XCTAssertEqual(try LocalSourceRoot("/").file(named: "local://" + real + "/inside.jpg")?.name, "local://" + real + "/sku 1/a.jpg")
         for refused in ["local:///../outside.txt", "local:///sku 1/../../outside.txt", "local:///escape.jpg", "local://" + root + "/outside.txt",
                         "local:///sku 1", "local:///sku 1/a.jpg\u{0}.png", "local:///missing.jpg", "local:sku 1/a.jpg", "file:///etc/passwd",
                         "local:///./sku 1/a.jpg", "local:///", "local:///sku 1/a.jpg/"] {

@@ -50,8 +50,9 @@ public struct LocalSourceRoot: Sendable {
         var inside = relative.split(separator: "/")
         var file = root.open(beneath: inside)
         if file == nil {
-            guard let real = FileStatus.realPath(path + relative), real.hasPrefix(path + "/") else { return nil }
-            inside = real.dropFirst(path.count + 1).split(separator: "/")
+            let prefix = path == "/" ? path : path + "/"
+            guard let real = FileStatus.realPath(path + relative), real.hasPrefix(prefix) else { return nil }
+            inside = real.dropFirst(prefix.count).split(separator: "/")
             file = root.open(beneath: inside)
         }
         guard let file else { return nil }
