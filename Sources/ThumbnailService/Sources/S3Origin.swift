@@ -45,7 +45,7 @@ struct S3Origin: SourceOrigin {
                 break
             } catch .refused(let status, _) where Self.retriedStatuses.contains(status) && retried < Self.retries && .now < deadline {
                 retried += 1
-                try? await Task.sleep(for: Self.pause * retried)
+                try? await Task.sleep(for: min(Self.pause * retried, deadline - .now))
             } catch {
                 throw Self.failure(error, maxBytes: maxBytes)
             }
