@@ -23,9 +23,9 @@ mi_mask_net *mi_mask_open(const char *path, char *error, size_t error_length);
 /// decides, so the cut follows the product's outline and no band of the old background stays.
 /// Ground the product encloses (a mug handle's hole) is cut where its colours are the ground's and
 /// the edge already found some of it; where only the colours say so, it is kept and its share of the
-/// product put in `ground_kept` (0 when none; may be NULL), for the caller to name the photo. Returns 0, or -1
-/// with a sentence in `error`. `ground_kept` comes last so that a runtime built before it, which
-/// ignores it, is still called safely (the caller's 0 stays).
+/// product put in `ground_kept` (0 when none; may be NULL), for the caller to name the photo.
+/// Returns 0, or -1 with a sentence in `error`. `ground_kept` comes last so that a runtime built
+/// before it, which ignores it, is still called safely (the caller's 0 stays).
 int mi_mask_run(mi_mask_net *net, const unsigned char *rgb, int width, int height, int side, unsigned char *mask,
                 char *error, size_t error_length, double *ground_kept);
 

@@ -1,11 +1,12 @@
-// JPEG written with libjpeg-turbo from the 8-bit grey or RGB pixels of a libvips image: what libvips' jpegsave wrote for us (the same quantisation tables for a quality, 4:2:0 or
-// 4:4:4, optimised Huffman codes, no metadata but the JFIF header), except the progressive scans.
-// libjpeg's standard progression is ten scans with successive approximation, each entropy-coded twice
-// for the optimised codes: 2.3 times a baseline encode at 512 px for 3.7% fewer bytes. Nine scans of
-// spectral selection alone, each band with codes of its own, make no more bytes (fewer at 240 and 512
-// px, the same at 2048) at about the cost of a baseline encode with optimised codes (BENCHMARKS.md,
-// the encode). The decoded pixels are
-// the same either way: a progressive file only orders the same coefficients differently.
+// JPEG written with libjpeg-turbo from the 8-bit grey or RGB pixels of a libvips image: what libvips'
+// jpegsave wrote for us (the same quantisation tables for a quality, 4:2:0 or 4:4:4, optimised Huffman
+// codes, no metadata but the JFIF header), except the progressive scans. libjpeg's standard
+// progression is ten scans with successive approximation, each entropy-coded twice for the optimised
+// codes: 2.3 times a baseline encode at 512 px for 3.7% fewer bytes. Nine scans of spectral selection
+// alone, each band with codes of its own, make no more bytes (fewer at 240 and 512 px, the same at
+// 2048) at about the cost of a baseline encode with optimised codes (BENCHMARKS.md, the encode). The
+// decoded pixels are the same either way: a progressive file only orders the same coefficients
+// differently.
 
 #include <setjmp.h>
 #include <stdio.h>

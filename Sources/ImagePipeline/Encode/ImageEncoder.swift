@@ -3,8 +3,8 @@ import CVips
 import Foundation
 
 /// The one place pixels become bytes, for every format: JPEG flattened onto white with chroma
-/// subsampling pinned, by our own writer (`jpeg`), PNG, WebP with its container stripped of metadata, AVIF,
-/// JPEG XL as a bare codestream, and GIF (animated when the image is).
+/// subsampling pinned, by our own writer (`jpeg`), PNG, WebP with its container stripped of
+/// metadata, AVIF, JPEG XL as a bare codestream, and GIF (animated when the image is).
 enum ImageEncoder {
     /// `fullChroma`: a JPEG in 4:4:4 rather than 4:2:0 (`PerceptualEncoder` chooses it where it is
     /// fewer bytes for the same looks); other formats ignore it.
