@@ -101,12 +101,14 @@ public struct ThumbnailService: Sendable {
     }
 
     /// `GET /health` (under the path prefix too), and every other GET or HEAD as an image URL, with
-    /// one access-log line each. On
-    /// a router of the caller's, after its own routes: the image route catches every path but `/`,
-    /// which is the caller's; `answersRoot` takes `/` too, for a router with nothing of its own there
-    /// (`serve`'s: the router's own 404 has no body and none of the service's headers).
+    /// one access-log line each. On a router of the caller's, after its own routes: the image route
+    /// catches every path but `/`, which is the caller's; `answersRoot` is for a router that is the
+    /// service's alone (`serve`'s): it takes `/` too (the router's own 404 has no body and none of the
+    /// service's headers), and the access log wraps the whole router, so a request no route takes
+    /// (`PROPFIND`) is logged and counted as well.
     public func addRoutes<Context: RequestContext>(to router: Router<Context>, answersRoot: Bool = false) {
-        let routes = router.group().add(middleware: AccessLog<Context>(metrics: metrics, logger: logger, pathPrefix: configuration.pathPrefix ?? ""))
+        let log = AccessLog<Context>(metrics: metrics, logger: logger, pathPrefix: configuration.pathPrefix ?? "")
+        let routes = answersRoot ? router.add(middleware: log).group() : router.group().add(middleware: log)
         for health in Set(["/health", (configuration.pathPrefix ?? "") + "/health"]) {
             routes.get(RouterPath(health)) { request, _ in HTTPAnswer.text("ok\n", method: request.method) }
             routes.head(RouterPath(health)) { request, _ in HTTPAnswer.text("ok\n", method: request.method) }
@@ -154,7 +156,10 @@ public struct ThumbnailService: Sendable {
             return router
         }()
         return configuration.bind.application(router.buildResponder(), idleTimeout: configuration.idleTimeout, limit: connections,
-                                              departures: departures, logger: logger, onListening: onListening)
+                                              departures: departures, malformed: { [metrics, logger] error in
+                                                  metrics.request(status: 400, duration: .zero)
+                                                  logger.info("\(AccessLogLine.refused(error))")
+                                              }, logger: logger, onListening: onListening)
     }
 
     /// Serves `buildApplication(router:)` (and metrics on `metricsBind`) until one of `signals`, or

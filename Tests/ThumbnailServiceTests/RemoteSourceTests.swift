@@ -64,6 +64,25 @@ final class RemoteSourceTests: XCTestCase {
         XCTAssertEqual(other.status, 404, "not under an allowed prefix")
     }
 
+    /// Only global unicast addresses are fetched from: an address from each row of IANA's IPv4 and
+    /// IPv6 special-purpose registries is refused, and so is every IPv6 form that wraps an internal
+    /// IPv4 address or lies outside 2000::/3; public addresses, wrapped or not, pass.
+    func testOnlyGlobalUnicastAddressesAreSources() {
+        let refused = [
+            "0.1.2.3", "10.0.0.1", "100.64.0.1", "100.127.255.254", "127.0.0.1", "169.254.169.254", "172.16.0.1", "172.31.255.255",
+            "192.0.0.8", "192.0.0.170", "192.0.2.1", "192.31.196.1", "192.52.193.1", "192.88.99.1", "192.168.1.1", "192.175.48.1",
+            "198.18.0.1", "198.19.255.255", "198.51.100.7", "203.0.113.9", "224.0.0.1", "239.255.255.250", "240.0.0.1", "255.255.255.255",
+            "::", "::1", "::127.0.0.1", "::ffff:127.0.0.1", "::ffff:10.1.2.3", "::ffff:0:127.0.0.1", "64:ff9b::127.0.0.1", "64:ff9b::a9fe:a9fe",
+            "64:ff9b:1::808:808", "2001::1", "2001:0:4136:e378:8000:63bf:80ff:fffe", "2001:2::1", "2001:10::1", "2001:20::1", "2001:db8::1",
+            "2002:7f00:1::1", "2002:c0a8:101::1", "2620:4f:8000::1", "3fff::1", "fc00::1", "fd12:3456::1", "fe80::1", "fec0::1", "ff02::1",
+            "2607:f8b0::5efe:7f00:1", "2607:f8b0::200:5efe:a00:1", "100::1", "not an address",
+        ]
+        for address in refused { XCTAssertFalse(SourceAddress.isGlobal(address), address) }
+        let global = ["8.8.8.8", "1.1.1.1", "192.0.3.1", "198.20.0.1", "223.255.255.1", "::ffff:8.8.8.8", "64:ff9b::808:808",
+                      "2002:808:808::1", "2606:4700:4700::1111", "2a00:1450:4001:80b::200e", "2001:200::1", "2607:f8b0::5efe:808:808"]
+        for address in global { XCTAssertTrue(SourceAddress.isGlobal(address), address) }
+    }
+
     /// Without --allow-private-sources, a prefix on loopback is refused at start however it is
     /// spelled, with the reason (it used to start, then answer every request "not under an allowed
     /// prefix"); with it, the same spelling is fetched.

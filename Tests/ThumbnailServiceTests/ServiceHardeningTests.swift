@@ -106,6 +106,30 @@ final class ServiceHardeningTests: FolderTestCase {
         XCTAssertEqual(asked.filter { $0 == "/images/a.jpg" }.count, 1, "the normalised URL, exactly: \(asked)")
     }
 
+    /// Every spelling of one origin URL (percent-encoded unreserved characters, lower-case hex, dot
+    /// segments) is one source: one download, one render, one ETag. Twenty spellings were twenty.
+    func testEverySpellingOfARemoteSourceIsOneOutput() async throws {
+        let photo = try Data(contentsOf: URL(fileURLWithPath: Fixture.path("photos/DSCN0010.jpg")))
+        let origin = try await Origin.start { path in
+            path == "/m/photo.jpg" ? FlyingFox.HTTPResponse(statusCode: .ok, body: photo) : FlyingFox.HTTPResponse(statusCode: .notFound)
+        }
+        let base = "http://127.0.0.1:\(origin.port)"
+        let service = try await start(["--allow-source", base + "/m/", "--allow-private-sources", "--cache", output + "/cache"])
+        var tags: Set<String> = []
+        for spelling in ["/m/photo.jpg", "/m/%70hoto.jpg", "/%6D/photo.jpg", "/%6d/photo.jpg", "/m/photo%2ejpg", "/m/photo%2Ejpg",
+                         "/m/%70%68%6F%74%6F%2E%6A%70%67", "/m/./photo.jpg", "/m/x/../photo.jpg", "/m/%2e/photo.jpg", "/m/ph%6Fto.jpg"] {
+            let answer = try await service.get(path(base + spelling, ["w:100"]))
+            XCTAssertEqual(answer.status, 200, spelling)
+            tags.insert(answer.header("etag") ?? "")
+        }
+        XCTAssertEqual(tags.count, 1, "one ETag: \(tags)")
+        let asked = await origin.requested
+        XCTAssertEqual(asked, ["/m/photo.jpg"], "one download of the normalised URL")
+        let metrics = try await service.metrics()
+        XCTAssertTrue(metrics.contains(#"market_images_cache_total{outcome="miss"} 1"#), "one render")
+        XCTAssertEqual(SourceURL("HTTP://Example.COM:80/%7euser/a%c3%a9?q=%7e%2f")?.text, "http://example.com/~user/a%C3%A9?q=~%2F")
+    }
+
     /// 60 concurrent requests in 4 sizes for one cold 16 MB source: one download at the origin, every
     /// answer 200, and memory held to one copy of the source, not sixty.
     func testAColdBurstOnOneLargeSourceDownloadsItOnce() async throws {

@@ -70,6 +70,34 @@ final class ServiceUnderAttackTests: FolderTestCase {
         XCTAssertEqual(served.status, 200, "and everyone else is still served")
     }
 
+    /// Every request gets one access-log line and one count, whatever it is: 200 pipelined
+    /// `PROPFIND`s and other methods no route has (once answered, never logged: `requests_total 0`),
+    /// and requests the HTTP parser refuses.
+    func testEveryRequestIsLoggedAndCounted() async throws {
+        let service = try await start(unsigned: true)
+        let port = try XCTUnwrap(service.base.port)
+        let pipelined = try RawConnection(port: port)
+        let methods = ["PROPFIND", "TRACE", "MKCOL", "LOCK"]
+        let requests = (0..<200).map { "\(methods[$0 % methods.count]) /x\($0) HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n" }.joined()
+        XCTAssertTrue(pipelined.send(requests + "GET /health HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n"))
+        XCTAssertTrue(pipelined.isClosed(within: 20), "every answer sent, then the connection closed")
+        for garbage in ["GET / HTTP/1.1\r\nHost: a\r\nContent-Length: 1\r\nContent-Length: 2\r\n\r\n", "\u{1}\u{2} nonsense\r\n\r\n",
+                        "GET / HTTP/1.1\r\nBad Header\r\n\r\n"] {
+            let connection = try RawConnection(port: port)
+            connection.send(garbage)
+            let head = connection.receive(limit: 64, timeout: 10) ?? Data()
+            XCTAssertTrue(String(decoding: head, as: UTF8.self).hasPrefix("HTTP/1.1 400"), garbage.debugDescription)
+        }
+        let metrics = try await service.metrics()
+        for method in methods {
+            XCTAssertEqual(service.logLines(containing: "\(method) /").count, 50, method)
+        }
+        XCTAssertEqual(service.logLines(containing: "refused=").count, 3, service.logText)
+        let counted = metrics.split(separator: "\n").filter { $0.hasPrefix("market_images_requests_total{") }
+            .compactMap { $0.split(separator: " ").last.flatMap { Double($0) } }.reduce(0, +)
+        XCTAssertEqual(counted, 204, "every request counted: \(metrics)")
+    }
+
     /// 200 clients sending their request a byte every 200 ms hold connections, not the service:
     /// others are answered as fast as before, and the slow ones, like a connection that says nothing,
     /// are closed at --idle-timeout.

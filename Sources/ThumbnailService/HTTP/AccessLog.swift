@@ -5,7 +5,8 @@ import Logging
 
 /// One access-log line per request (`AccessLogLine`, the signature elided on image URLs), requests
 /// counted by status and in flight. A middleware, so it sees every request its routes answer,
-/// refusals included; a server mounting the service puts its own routes behind it too
+/// refusals included, and on the service's own router every request at all (a method no route
+/// has: 200 pipelined PROPFINDs were once answered and never logged); a server mounting the service puts its own routes behind it too
 /// (`ThumbnailService.accessLog()`).
 public struct AccessLog<Context: RequestContext>: RouterMiddleware {
     let metrics: ServiceMetrics
@@ -20,7 +21,13 @@ public struct AccessLog<Context: RequestContext>: RouterMiddleware {
         metrics.inFlight(1)
         defer { metrics.inFlight(-1) }
         let outcome = CacheOutcome()
-        let response = try await CacheOutcome.$current.withValue(outcome) { try await next(request, context) }
+        let response: Response
+        do {
+            response = try await CacheOutcome.$current.withValue(outcome) { try await next(request, context) }
+        } catch let error as any HTTPResponseError {
+            // The router's own answers (no route for a method such as PROPFIND) are thrown: logged too.
+            response = try error.response(from: request, context: context)
+        }
         metrics.request(status: Int(response.status.code), duration: ContinuousClock.now - started)
         logger.info("\(AccessLogLine.text(request, response, since: started, outcome: outcome.text, path: elidesSignatures ? Self.elidingSignature(request.uri.path, under: pathPrefix) : nil))")
         return response

@@ -15,6 +15,11 @@ public enum AccessLogLine {
         return "\(request.method) \(capped(path ?? request.uri.path)) \(response.status.code) \(bytes) B \(tenths / 10).\(tenths % 10) ms cache=\(outcome)" + quality
     }
 
+    /// The line of a request the HTTP parser refused (answered 400 before it had a method or path).
+    static func refused(_ error: some Error) -> String {
+        "- - 400 0 B 0.0 ms cache=- refused=\(String(describing: error).prefix(80))"
+    }
+
     /// The path's first `maxPathBytes` bytes and how many were left out (`/a…/…[+64488 bytes]`).
     static func capped(_ path: String) -> String {
         let utf8 = path.utf8

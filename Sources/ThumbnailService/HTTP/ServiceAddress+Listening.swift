@@ -2,6 +2,7 @@ import Foundation
 import Hummingbird
 import Logging
 import NIOCore
+import NIOHTTP1
 import ServiceLifecycle
 
 extension ServiceAddress {
@@ -10,15 +11,15 @@ extension ServiceAddress {
     /// a byte at a time (slowloris), since partial requests do not count as activity, and one that
     /// trickles a body (`RequestDeadline`). `limit` caps
     /// the connections held (see `ConnectionLimit`); HTTP/1.0 connections close after their answer
-    /// (see `HTTP10Close`); `departures` learns when a client goes. `onListening` gets the URL once
-    /// the port is bound.
+    /// (see `HTTP10Close`); `departures` learns when a client goes; `malformed` hears of each request
+    /// the HTTP parser refused. `onListening` gets the URL once the port is bound.
     func application<Context: RequestContext>(_ responder: some HTTPResponder<Context>, idleTimeout: Duration, limit: ConnectionLimit? = nil,
-                                              departures: ClientDepartures? = nil, logger: Logger,
+                                              departures: ClientDepartures? = nil, malformed: (@Sendable (HTTPParserError) -> Void)? = nil, logger: Logger,
                                               onListening: @escaping @Sendable (String) -> Void) -> some ApplicationProtocol
     where Context.Source == ApplicationRequestContextSource {
         let handlers: @Sendable () -> [any RemovableChannelHandler] = {
             [HTTP10Close(), RequestDeadline(limit: TimeAmount(idleTimeout))] + (limit.map { [$0.handler()] } ?? [])
-                + (departures.map { [$0.handler()] } ?? [])
+                + (departures.map { [$0.handler()] } ?? []) + (malformed.map { [MalformedRequests(refused: $0)] } ?? [])
         }
         return Application(
             responder: responder,

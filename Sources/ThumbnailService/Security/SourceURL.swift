@@ -6,11 +6,14 @@ import ImagePipeline
 /// (`%2e` counts as a dot, as servers decode it), and a path that would need a server's help to read
 /// (an encoded slash or backslash, a raw backslash, `..` above the root) is no URL at all: a string
 /// prefix check on `…/images/../private/` or `…/images/..%2fprivate/` passed, and the origin walked out.
+/// Percent-encoding is normalised as RFC 3986 §6.2.2 says (unreserved characters decoded, the rest's
+/// hex upper-case), so every spelling of one URL (`/%70hoto.jpg`, `/photo%2Ejpg`) is one source, one
+/// download and one ETag: twenty spellings were twenty renders.
 struct SourceURL: Equatable, Sendable {
     let scheme: String
     let host: String
     let port: Int
-    /// Path segments after the first `/`, percent-encoding kept except in resolved dot segments.
+    /// Path segments after the first `/`, percent-encoding normalised.
     let segments: [String]
     let query: String?
     /// For a prefix: whether URLs under it may carry a query string (it ended with `?`).
@@ -28,7 +31,7 @@ struct SourceURL: Equatable, Sendable {
         for segment in path.split(separator: "/", omittingEmptySubsequences: false).dropFirst() {
             let lowered = segment.lowercased()
             guard !lowered.contains("%2f"), !lowered.contains("%5c"), !segment.contains("\\") else { return nil }
-            switch lowered.replacingOccurrences(of: "%2e", with: ".") {
+            switch Self.normalised(segment) {
             case ".": if segments.last != "" { segments.append("") }
             case "..":
                 guard !segments.isEmpty else { return nil }
@@ -36,14 +39,36 @@ struct SourceURL: Equatable, Sendable {
                 segments.append("")
             default:
                 if segments.last == "" { segments.removeLast() }
-                segments.append(String(segment))
+                segments.append(Self.normalised(segment))
             }
         }
         self.scheme = scheme
         self.host = host
         self.port = parts.port ?? (scheme == "https" ? 443 : 80)
         self.segments = segments.isEmpty ? [""] : segments
-        query = parts.percentEncodedQuery
+        query = parts.percentEncodedQuery.map { Self.normalised($0[...]) }
+    }
+
+    /// `%XX` of an unreserved character (letters, digits, `-._~`) as the character; any other `%xx`
+    /// with its hex upper-case. URLComponents has already refused what is not valid encoding.
+    private static func normalised(_ text: Substring) -> String {
+        guard text.contains("%") else { return String(text) }
+        var bytes = Array(text.utf8)[...]
+        var out: [UInt8] = []
+        while let byte = bytes.popFirst() {
+            guard byte == UInt8(ascii: "%"), bytes.count >= 2, let value = UInt8(String(decoding: bytes.prefix(2), as: UTF8.self), radix: 16) else {
+                out.append(byte)
+                continue
+            }
+            bytes.removeFirst(2)
+            let character = Character(Unicode.Scalar(value))
+            if value < 0x80, character.isLetter || character.isNumber || "-._~".contains(character) {
+                out.append(value)
+            } else {
+                out += Array(String(format: "%%%02X", value).utf8)
+            }
+        }
+        return String(decoding: out, as: UTF8.self)
     }
 
     /// An `--allow-source` prefix: a URL with a path (at least the `/` ending its host, so

@@ -312,7 +312,7 @@ extension ServiceSetting {
                     + "s3://BUCKET/ with --use-s3, or local://; got \(text)"
             }
             guard !configuration.allowPrivateSources, !prefix.host.contains("*"),
-                  let address = SourceAddress.resolve(prefix.host)?.first(where: SourceAddress.isInternal) else { return nil }
+                  let address = SourceAddress.resolve(prefix.host)?.first(where: { !SourceAddress.isGlobal($0) }) else { return nil }
             return "\(text) is on a private address (\(address)); add --allow-private-sources to fetch from it"
         }
         return problems.isEmpty ? nil : problems.joined(separator: "; ")

@@ -85,7 +85,7 @@ struct OriginClient: SourceOrigin {
         guard let addresses = SourceAddress.resolve(url.host), let first = addresses.first else {
             throw ServiceFailure(status: .badGateway, error: "origin-error", detail: "the source's host does not resolve")
         }
-        if !allowInternal, addresses.contains(where: SourceAddress.isInternal) { throw ServiceFailure.sourceNotAllowed }
+        if !allowInternal, !addresses.allSatisfy(SourceAddress.isGlobal) { throw ServiceFailure.sourceNotAllowed }
         return first
     }
 
