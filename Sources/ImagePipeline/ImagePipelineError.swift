@@ -38,9 +38,11 @@ public enum ImagePipelineError: Error, Equatable, Sendable, CustomStringConverti
     /// Replacing the background needs the segmentation model, which no package ships: where it was
     /// looked for.
     case backgroundModelMissing(searched: [String])
-    /// The model's runtime (OpenCV's DNN, through `libMarketImagesMask.so`) could not be loaded, or
-    /// could not run the model.
+    /// The model's runtime (OpenCV's DNN, through `libMarketImagesMask.so`) could not be loaded.
     case backgroundUnavailable(detail: String)
+    /// The model file is not one the runtime can use: not a regular file (a FIFO would block for
+    /// ever), empty or past `BackgroundModel.maxBytes`, or not a network OpenCV can read and run.
+    case backgroundModelUnusable(path: String, reason: String)
     /// The model found no product to keep, or could not tell it from its background (glass, a white
     /// product on white): the photo is named rather than cut out wrong.
     case productNotFound(detail: String)
@@ -69,6 +71,7 @@ public enum ImagePipelineError: Error, Equatable, Sendable, CustomStringConverti
         case .outOfMemory: "out-of-memory"
         case .backgroundModelMissing: "background-model-missing"
         case .backgroundUnavailable: "background-unavailable"
+        case .backgroundModelUnusable: "background-model-unusable"
         case .productNotFound: "product-not-found"
         }
     }
@@ -99,7 +102,8 @@ public enum ImagePipelineError: Error, Equatable, Sendable, CustomStringConverti
         case .overloaded(let limit): "busy: every worker is taken and \(limit) jobs are waiting"
         case .outOfMemory: "not enough memory for an image this large"
         case .backgroundModelMissing(let searched): "no background model (u2netp.onnx) at \(searched.joined(separator: " or "))"
-        case .backgroundUnavailable(let detail): "the background model could not run (\(detail))"
+        case .backgroundUnavailable(let detail): "the background model's runtime could not be loaded (\(detail))"
+        case .backgroundModelUnusable(let path, let reason): "the background model \(path) cannot be used: \(reason)"
         case .productNotFound(let detail): "the background was not replaced: \(detail)"
         }
     }

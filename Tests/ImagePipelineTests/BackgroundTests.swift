@@ -283,6 +283,28 @@ final class BackgroundTests: FolderTestCase {
         }
     }
 
+    /// A model that is no model is named with its cause, at once: a FIFO (which hung `prepare` for
+    /// ever), a folder, an empty file and bytes that are no ONNX network; none is told to install
+    /// OpenCV, which is there.
+    func testAnUnusableModelIsNamedByItsCause() throws {
+        try ProductCases.make(["mug-on-wood"], into: cases)
+        let fifo = root + "/fifo.onnx", folder = root + "/folder.onnx", empty = root + "/empty.onnx", junk = root + "/junk.onnx"
+        XCTAssertEqual(mkfifo(fifo, 0o600), 0)
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        FileManager.default.createFile(atPath: empty, contents: Data())
+        FileManager.default.createFile(atPath: junk, contents: Data(repeating: 0x41, count: 4096))
+        for (model, reason) in [(fifo, "not a regular file"), (folder, "not a regular file"), (empty, "holds 0 bytes"), (junk, "OpenCV could not read it")] {
+            var options = PrepareOptions()
+            options.background = ProductBackground(model: model)
+            let preparer = try ImagePreparer(options: options)
+            XCTAssertThrowsError(try preparer.prepare(file: cases + "/mug-on-wood.png"), model) { error in
+                guard case .backgroundModelUnusable(let path, let said)? = error as? ImagePipelineError else { return XCTFail("\(model): \(error)") }
+                XCTAssertEqual(path, model)
+                XCTAssertTrue(said.contains(reason), "\(model): \(said)")
+            }
+        }
+    }
+
     /// A frame with no product in it is named, not cut out into an empty square.
     func testAFrameWithNoProductIsNamed() throws {
         let blank = root + "/grey.png"

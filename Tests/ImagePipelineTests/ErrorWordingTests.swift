@@ -15,7 +15,8 @@ final class ErrorWordingTests: XCTestCase {
         .cannotFitBudget(maxBytes: 1, smallestBytes: 2, width: 3, height: 4, minQuality: 5),
         .outputFailed(path: "/x", errno: EACCES), .outputUnavailable(path: "/x", errno: ENOSPC), .outputUnsafe(path: "/x"),
         .outputLocked(directory: "/x"), .cancelled, .timedOut(limit: .milliseconds(2500)), .overloaded(queueLimit: 3),
-        .backgroundModelMissing(searched: ["/x/u2netp.onnx"]), .backgroundUnavailable(detail: "x"), .productNotFound(detail: "x"),
+        .backgroundModelMissing(searched: ["/x/u2netp.onnx"]), .backgroundUnavailable(detail: "x"), .backgroundModelUnusable(path: "/x", reason: "x"),
+        .productNotFound(detail: "x"),
     ]
 
     func testLibrarySentencesNameNoFlag() {
@@ -24,7 +25,7 @@ final class ErrorWordingTests: XCTestCase {
             XCTAssertFalse(error.description.isEmpty)
             XCTAssertFalse(error.code.isEmpty)
         }
-        XCTAssertEqual(Set(Self.everyCase.map(\.code)).count, 21, "one code per kind")
+        XCTAssertEqual(Set(Self.everyCase.map(\.code)).count, 22, "one code per kind")
         XCTAssertEqual(ImagePipelineError.outputUnavailable(path: "/x", errno: EROFS).description, "cannot write /x: Read-only file system")
         XCTAssertEqual(ImagePipelineError.timedOut(limit: .milliseconds(2500)).description, "stopped after 2.5 s, the time one image may take")
     }

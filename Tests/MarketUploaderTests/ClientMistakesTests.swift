@@ -17,6 +17,19 @@ final class ClientMistakesTests: UploaderTestCase {
         return (request, form, form.encoded())
     }
 
+    /// A draft without a stock is no draft: defaulted to 0, the README's example listed its mug
+    /// sold out. The initializer requires it (this file would not compile otherwise), and so does
+    /// a draft read back from JSON (a record, an app's own store).
+    func testADraftHasNoDefaultStock() throws {
+        let without = Data(#"{"name": "Ceramic mug", "description": "Hand-thrown", "price": 12000, "currency": "KRW"}"#.utf8)
+        XCTAssertThrowsError(try JSONDecoder().decode(ProductDraft.self, from: without)) { error in
+            guard case DecodingError.keyNotFound(let key, _) = error else { return XCTFail("\(error)") }
+            XCTAssertEqual(key.stringValue, "stock")
+        }
+        let with = Data(#"{"name": "Ceramic mug", "description": "Hand-thrown", "price": 12000, "stock": 3}"#.utf8)
+        XCTAssertEqual(try JSONDecoder().decode(ProductDraft.self, from: with).stock, 3)
+    }
+
     /// 1, 5: every delimiter is `--boundary`, the last one `--boundary--`, the header says `boundary=`.
     func testDelimitersAndBoundaryParameter() throws {
         for dialect in Dialect.allCases {

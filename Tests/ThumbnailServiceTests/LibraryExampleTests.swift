@@ -193,7 +193,7 @@ final class LibraryExampleTests: FolderTestCase {
     private func registering(image: EncodedImage, identifier: String, secret: String) async throws -> ProductResponse {
         let client = OpenMarketClient(baseURL: URL(string: "https://openmarket.yagom-academy.kr")!, dialect: .openmarket)
         let product = try await client.register(
-            ProductDraft(name: "Ceramic mug", description: "Hand-thrown, holds 350 ml.", price: 12000),
+            ProductDraft(name: "Ceramic mug", description: "Hand-thrown, holds 350 ml.", price: 12000, stock: 5),
             images: [UploadImage(filename: image.suggestedFilename, data: image.data)],
             credentials: .vendor(identifier: identifier, secret: Secret(secret)))
         return product

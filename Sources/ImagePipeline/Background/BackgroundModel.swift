@@ -8,6 +8,8 @@ public enum BackgroundModel {
     public static let fileName = "u2netp.onnx"
     /// The model's input side: it sees every photo at 320 × 320.
     public static let side = 320
+    /// The largest model file read: U²-Net-p is 4.6 MB, the full U²-Net 176 MB.
+    public static let maxBytes = 256 << 20
     /// SHA-256 of the file as the wheel holds it (4,574,861 bytes), checked by `scripts/setup`.
     public static let sha256 = "309c8469258dda742793dce0ebea8e6dd393174f89934733ecc8b14c76f4ddd8"
 

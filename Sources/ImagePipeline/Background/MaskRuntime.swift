@@ -70,20 +70,49 @@ final class MaskRuntime: Sendable {
     /// ground's colours, kept because only the colours said it was ground (`mi_mask_run`).
     func mask(model: String, rgb: UnsafeBufferPointer<UInt8>, width: Int, height: Int) throws(ImagePipelineError) -> (mask: [UInt8], groundKept: Double) {
         var error = [CChar](repeating: 0, count: 512)
-        let loaded = nets.withLock { (nets: inout [String: OpaquePointer]) -> OpaquePointer? in
-            if let net = nets[model] { return net }
-            let net = open(model, &error, error.count)
-            nets[model] = net
-            return net
+        let loaded = nets.withLock { (nets: inout [String: OpaquePointer]) -> Result<OpaquePointer, ImagePipelineError> in
+            if let net = nets[model] { return .success(net) }
+            let opened = Result { () throws(ImagePipelineError) in
+                try Self.opened(model) { (name: String) throws(ImagePipelineError) in
+                    guard let net = open(name, &error, error.count) else {
+                        throw .backgroundModelUnusable(path: model, reason: "OpenCV could not read it as an ONNX network (\(Self.text(error)))")
+                    }
+                    return net
+                }
+            }
+            if case .success(let net) = opened { nets[model] = net }
+            return opened
         }
-        guard let net = loaded else { throw .backgroundUnavailable(detail: "\(model): \(Self.text(error))") }
+        let net = try loaded.get()
         var mask = [UInt8](repeating: 0, count: width * height)
         var groundKept = 0.0
         let status = mask.withUnsafeMutableBufferPointer { out in
             run(net, rgb.baseAddress, Int32(width), Int32(height), Int32(BackgroundModel.side), out.baseAddress, &error, error.count, &groundKept)
         }
-        guard status == 0 else { throw .backgroundUnavailable(detail: Self.text(error)) }
+        guard status == 0 else { throw .backgroundModelUnusable(path: model, reason: "it did not run: \(Self.text(error))") }
         return (mask, groundKept)
+    }
+
+    /// The net `load` makes of the file at `path`, which is opened here first and must be a regular
+    /// file of 1 byte to `BackgroundModel.maxBytes`: OpenCV reads whatever it is given, and a FIFO
+    /// given as `--model` hung `prepare` for ever. OpenCV then reads the descriptor checked, through
+    /// `/dev/fd`, not the name again.
+    private static func opened(_ path: String, load: (String) throws(ImagePipelineError) -> OpaquePointer) throws(ImagePipelineError) -> OpaquePointer {
+        #if canImport(Glibc)
+        let descriptor = Glibc.open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC)
+        #else
+        let descriptor = Darwin.open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC)
+        #endif
+        guard descriptor >= 0 else { throw .backgroundModelUnusable(path: path, reason: String(cString: strerror(errno))) }
+        defer { close(descriptor) }
+        var status = stat()
+        guard fstat(descriptor, &status) == 0, status.st_mode & S_IFMT == S_IFREG else {
+            throw .backgroundModelUnusable(path: path, reason: "it is not a regular file")
+        }
+        guard (1...BackgroundModel.maxBytes).contains(Int(status.st_size)) else {
+            throw .backgroundModelUnusable(path: path, reason: "it holds \(status.st_size) bytes, and a model has 1 to \(BackgroundModel.maxBytes)")
+        }
+        return try load("/dev/fd/\(descriptor)")
     }
 
     /// The sentence the shim wrote into `buffer`.

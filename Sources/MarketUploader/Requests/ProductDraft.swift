@@ -11,7 +11,9 @@ public struct ProductDraft: Sendable, Equatable, Codable {
     /// `discounted_price`: each dialect's request converts it (see `SalePrice`).
     public var salePrice: Double?
 
-    public init(name: String, description: String, price: Double, currency: Currency = .KRW, stock: Int = 0,
+    /// `stock` has no default: 0 lists the product as sold out, and anything else is a guess (the
+    /// README's example once listed its mug sold out).
+    public init(name: String, description: String, price: Double, currency: Currency = .KRW, stock: Int,
                 salePrice: Double? = nil) {
         self.name = name
         self.description = description
@@ -32,7 +34,7 @@ public struct ProductDraft: Sendable, Equatable, Codable {
         description = try container.decode(String.self, forKey: .description)
         price = try container.decode(Double.self, forKey: .price)
         currency = try container.decodeIfPresent(Currency.self, forKey: .currency) ?? .KRW
-        stock = try container.decodeIfPresent(Int.self, forKey: .stock) ?? 0
+        stock = try container.decode(Int.self, forKey: .stock)
         salePrice = try container.decodeIfPresent(Double.self, forKey: .salePrice)
     }
 

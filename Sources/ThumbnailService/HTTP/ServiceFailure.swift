@@ -46,7 +46,7 @@ public struct ServiceFailure: Error, Sendable {
         // Nobody waits for the answer: nginx's "client closed request", for the access log.
         case .cancelled: HTTPResponse.Status(code: 499, reasonPhrase: "Client Closed Request")
         case .libraryUnavailable, .processingFailed, .encodeFailed, .outputFailed, .outputUnavailable, .outputUnsafe, .outputLocked,
-             .backgroundModelMissing, .backgroundUnavailable:
+             .backgroundModelMissing, .backgroundUnavailable, .backgroundModelUnusable:
             .internalServerError
         }
         // libvips' own words and output errors can name server-side paths; the client gets the kind.

@@ -32,6 +32,8 @@ extension ImagePipelineError {
                 + "unpacks u2netp.onnx there), or give --model PATH"
         case .backgroundUnavailable:
             return description + "; install OpenCV's DNN (Debian 12: apt-get install libopencv-dnn406 libopencv-imgproc406)"
+        case .backgroundModelUnusable:
+            return description + "; give --model the u2netp.onnx that scripts/setup --background fetches and checks"
         case .productNotFound:
             return description + "; shoot it on a plain ground that contrasts with it, or prepare it without --background"
         case .sourceUnreadable, .unsupportedFormat, .blockedFormat, .processingFailed, .encodeFailed,
