@@ -41,6 +41,8 @@ public struct ProductCheck: Sendable {
     public var warnings: [String] = []
     /// The prepared photos as upload parts, when nothing blocks.
     public var images: [UploadImage] = []
+    /// Why the photos could not be prepared at all (the cache unusable, the run stopped), as thrown.
+    public var preparationError: (any Error)?
 
     /// Everything that blocks the folder.
     public var problems: [String] { fieldProblems + photoFailures + shapeProblems + lookProblems + listingProblems + photoProblems }
@@ -52,16 +54,17 @@ public struct ProductCheck: Sendable {
     }
 
     /// Reads and prepares `folder` (into `photos`' cache) for `dialect`'s server and its image
-    /// `rules`. `describe` words errors as the caller does.
+    /// `rules`, its fields under `overrides` (a register's flags). `describe` words errors as the
+    /// caller does.
     public init(folder: String, photos: PhotoCache, dialect: Dialect, rules: ImageRules = ImageRules(), leniency: Leniency = Leniency(),
-                jobs: Int = ProcessInfo.processInfo.activeProcessorCount,
+                overrides: ProductChange = ProductChange(), jobs: Int = ProcessInfo.processInfo.activeProcessorCount,
                 describe: (any Error) -> String, onPhotoEvent: @escaping @Sendable (FolderEvent) -> Void = { _ in }) {
         let file = ProductFile.read(in: folder)
         fields = file.fields
         if let problem = file.problem { fieldProblems.append(describe(problem)) }
         if file.problem == nil {
             do {
-                draft = try ProductFile.draft(file: fields, folder: folder, overrides: ProductChange())
+                draft = try ProductFile.draft(file: fields, folder: folder, overrides: overrides)
             } catch {
                 fieldProblems.append(describe(error))
             }
@@ -75,6 +78,7 @@ public struct ProductCheck: Sendable {
             check(prepared, folder: folder, minEdge: photos.prepareOptions.shrinkFloor, marketplace: photos.prepareOptions.marketplace, rules: rules,
                   leniency: leniency, describe: describe)
         } catch {
+            preparationError = error
             photoFailures.append(describe(error))
         }
     }
@@ -113,7 +117,7 @@ public struct ProductCheck: Sendable {
     /// that looks like another (a near-duplicate) is named; both said as warnings. Which repeats
     /// which is the prepare run's (`FolderReport.duplicates`).
     private mutating func unique(_ photos: [(UploadImage, Manifest.Output)], duplicates: [PhotoDuplicate]) -> [UploadImage] {
-        warnings += duplicates.map { $0.sentence(naming: Self.name($0.source)) + ($0.kind == .copy ? "; uploaded once" : "") }
+        warnings += duplicates.map { $0.sentence(naming: Self.name($0.source)) + ($0.kind == .copy ? "; only \(Self.name($0.original)) is uploaded" : "") }
         let copies = Set(duplicates.filter { $0.kind == .copy }.map(\.source))
         return photos.filter { !copies.contains($0.1.source) }.map(\.0)
     }

@@ -32,17 +32,22 @@ public struct ProductSubmission: Sendable {
     /// The request as it will be sent, for a dry run to show.
     public let request: OpenMarketRequest
 
-    /// What is allowed but worth a look before a register is sent: a sale deeper than half the price.
+    /// What is allowed but worth a look before a register is sent: a sale deeper than half the
+    /// price, and for a product folder what `publish` says of its photos (duplicates, photos not
+    /// read or in subfolders, how they look, odd shapes).
     public var warnings: [String] {
         guard case .register(let draft) = change else { return [] }
-        return draft.warnings
+        return draft.warnings + photoWarnings
     }
+    private var photoWarnings: [String] = []
 
     /// A register of the product `inputs` hold: one product folder, whose `product.json` gives the
     /// fields under `overrides`, or photo files, with every field from `overrides`. A folder already
-    /// in its products folder's record is refused: it is listed, or may be.
+    /// in its products folder's record is refused: it is listed, or may be. A folder's photos are
+    /// read as `publish` reads them (`ProductCheck`: a copy uploaded once, the same warnings), so a
+    /// register and then a publish of the folder is "unchanged"; `describe` words the warnings' errors.
     public static func register(_ inputs: [String], overrides: ProductChange, photos: PhotoCache, client: OpenMarketClient,
-                                credentials: Credentials) throws -> ProductSubmission {
+                                credentials: Credentials, describe: (any Error) -> String = { "\($0)" }) throws -> ProductSubmission {
         var isFolder: ObjCBool = false
         let folder = inputs.count == 1 && FileManager.default.fileExists(atPath: inputs[0], isDirectory: &isFolder) && isFolder.boolValue ? inputs[0] : nil
         let productsFolder = folder.map { URL(fileURLWithPath: $0).standardizedFileURL.deletingLastPathComponent().path }
@@ -53,9 +58,21 @@ public struct ProductSubmission: Sendable {
                                                   record: productsFolder + "/" + PublishLedger.fileName)
         }
         let draft = try ProductFile.draft(folder: folder, overrides: overrides)
-        let images = try photos.prepare(inputs).uploads()
-        return ProductSubmission(change: .register(draft), productsFolder: productsFolder, folder: name, client: client, credentials: credentials,
-                                 images: images, request: try client.requests.register(draft, images: images, credentials: credentials))
+        guard let folder else {
+            let images = try photos.prepare(inputs).uploads()
+            return ProductSubmission(change: .register(draft), productsFolder: nil, folder: nil, client: client, credentials: credentials,
+                                     images: images, request: try client.requests.register(draft, images: images, credentials: credentials))
+        }
+        // Shapes and looks warn, as in a publish without --allow-small's opposite or --strict: register has neither flag.
+        let check = ProductCheck(folder: folder, photos: photos, dialect: client.requests.dialect, rules: client.requests.rules,
+                                 leniency: .init(allowOddShapes: true), overrides: overrides, jobs: ProcessInfo.processInfo.activeProcessorCount,
+                                 describe: describe)
+        if let error = check.preparationError { throw error }
+        _ = try check.prepared?.uploads()    // a photo that failed: the typed error, each named
+        var submission = ProductSubmission(change: .register(draft), productsFolder: productsFolder, folder: name, client: client, credentials: credentials,
+                                           images: check.images, request: try client.requests.register(draft, images: check.images, credentials: credentials))
+        submission.photoWarnings = check.warnings.filter { !draft.warnings.contains($0) }
+        return submission
     }
 
     /// An edit of listing `id`: `change`, and the photos `newPhotos` hold as its images where the

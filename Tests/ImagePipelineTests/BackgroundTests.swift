@@ -291,8 +291,8 @@ final class BackgroundTests: FolderTestCase {
         let fifo = root + "/fifo.onnx", folder = root + "/folder.onnx", empty = root + "/empty.onnx", junk = root + "/junk.onnx"
         XCTAssertEqual(mkfifo(fifo, 0o600), 0)
         try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
-        FileManager.default.createFile(atPath: empty, contents: Data())
-        FileManager.default.createFile(atPath: junk, contents: Data(repeating: 0x41, count: 4096))
+        try Data().write(to: URL(fileURLWithPath: empty))
+        try Data(repeating: 0x41, count: 4096).write(to: URL(fileURLWithPath: junk))
         for (model, reason) in [(fifo, "not a regular file"), (folder, "not a regular file"), (empty, "holds 0 bytes"), (junk, "OpenCV could not read it")] {
             var options = PrepareOptions()
             options.background = ProductBackground(model: model)

@@ -1,5 +1,5 @@
 import Foundation
-import ImagePipeline
+@testable import ImagePipeline
 import TestSupport
 import XCTest
 
@@ -85,5 +85,31 @@ final class ProductFolderPrepareTests: FolderTestCase {
         let rerun = try process()
         XCTAssertEqual(rerun.upToDate.count, 6)
         XCTAssertEqual(rerun.duplicates, report.duplicates)
+    }
+
+    /// The original of a copy is the name a person made, whatever natural order or the files' ages
+    /// say (`IMG_2041 copy.JPG` sorts first and is older here), then the older file (`side.jpg`, though
+    /// `front.jpg` sorts first); the same bytes in
+    /// another product are the same photo, not a near-duplicate. Duplicates were named backwards.
+    func testACopyIsNamedAfterTheNameAPersonMade() throws {
+        try copy("photos/DSCN0010.jpg", to: "a-mug/IMG_2041 copy.JPG")
+        try copy("photos/DSCN0010.jpg", to: "a-mug/IMG_2041.JPG")
+        try copy("photos/jolla.jpg", to: "a-mug/front.jpg")
+        try copy("photos/jolla.jpg", to: "a-mug/side.jpg")
+        try copy("photos/DSCN0010.jpg", to: "b-cup/IMG_1.jpg")
+        let hourAgo = Date(timeIntervalSinceNow: -3600)
+        for name in ["IMG_2041 copy.JPG", "side.jpg"] {
+            try FileManager.default.setAttributes([.modificationDate: hourAgo], ofItemAtPath: input + "/a-mug/" + name)
+        }
+        let report = try process()
+        XCTAssertEqual(report.duplicates.map { $0.sentence(naming: ($0.source as NSString).lastPathComponent) }.sorted(),
+                       ["IMG_1.jpg is the same photo as a-mug/IMG_2041.JPG", "IMG_2041 copy.JPG is the same photo as IMG_2041.JPG",
+                        "front.jpg is the same photo as side.jpg"])
+        for name in ["IMG_2041 (1).jpg", "IMG_2041 copy 2.JPG", "IMG_2041 - Copy.jpg", "IMG_2041 (edited).heic", "IMG_2041-edited.jpg", "IMG_2041 사본.jpg"] {
+            XCTAssertTrue(PhotoDuplicates.isCopyName("/x/" + name), name)
+        }
+        for name in ["IMG_2041.JPG", "copy.jpg", "photocopy.jpg", "mug (front).jpg"] {
+            XCTAssertFalse(PhotoDuplicates.isCopyName("/x/" + name), name)
+        }
     }
 }

@@ -108,7 +108,7 @@ final class ProductFolderRuleTests: PublishingTestCase {
         let steps = try await publish()
         XCTAssertEqual(steps.map(\.result), [.done], "\(steps.map { $0.error ?? "" })")
         let warnings = steps[0].warnings
-        XCTAssertTrue(warnings.contains("IMG_2.jpg is the same photo as IMG_1.jpg; uploaded once"), "\(warnings)")
+        XCTAssertTrue(warnings.contains("IMG_2.jpg is the same photo as IMG_1.jpg; only IMG_1.jpg is uploaded"), "\(warnings)")
         XCTAssertTrue(warnings.contains { $0.hasPrefix("IMG_3.gif: has ") && $0.contains("frames or pages (an animation, say); only the first is kept") },
                       "\(warnings)")
         let stored = await server.products.values.first?.images.count

@@ -206,6 +206,29 @@ final class ServerStateTests: PublishingTestCase {
         }
     }
 
+    /// `register FOLDER` reads the folder as `publish` does: a copy of a photo (`IMG_2041 copy.JPG`,
+    /// first in natural order and older on disk) is uploaded once, as the name a person made, with
+    /// the warning publish gives; the publish that follows is unchanged. The register sent the copy
+    /// twice, and the next publish was blocked until --recreate.
+    func testARegisteredFolderWithACopyPublishesUnchanged() async throws {
+        try await start(.openmarket)
+        let folder = try productFolder("mug", photos: [], json: Self.lamp)
+        let photo = try Self.fixture("photos/DSCN0010.jpg")
+        try photo.write(to: URL(fileURLWithPath: folder + "/IMG_2041 copy.JPG"))
+        try photo.write(to: URL(fileURLWithPath: folder + "/IMG_2041.JPG"))
+        try FileManager.default.setAttributes([.modificationDate: Date(timeIntervalSinceNow: -3600)], ofItemAtPath: folder + "/IMG_2041 copy.JPG")
+        let submission = try ProductSubmission.register([folder], overrides: ProductChange(), photos: photoCache, client: client,
+                                                        credentials: credentials(for: .openmarket))
+        XCTAssertEqual(submission.images.count, 1)
+        XCTAssertTrue(submission.warnings.contains("IMG_2041 copy.JPG is the same photo as IMG_2041.JPG; only IMG_2041.JPG is uploaded"),
+                      "\(submission.warnings)")
+        let product = try await submission.send()
+        let stored = try await XCTUnwrapAsync(await server.products[product.id])
+        XCTAssertEqual(stored.images.count, 1, "the server holds one image")
+        let published = try await publish()
+        XCTAssertEqual(published.map(\.action), [.unchanged], "\(published.map(\.detail))")
+    }
+
     /// A listing another tool registered with the folder's name, price and photos is adopted, its
     /// stock then edited; one with the name and price but other photos is named, nothing registered.
     func testAListingRegisteredElsewhereIsAdoptedByContent() async throws {

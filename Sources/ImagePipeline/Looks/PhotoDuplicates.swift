@@ -1,8 +1,8 @@
 import Foundation
 
 /// Finds the photos that repeat earlier ones (`PhotoDuplicate`), product by product in upload
-/// order: within a product a copy or a near-duplicate of a photo before it; across products a
-/// near-duplicate of an earlier product's photo. `prepare` finds them for a whole run; `publish` and
+/// order: within a product a copy or a near-duplicate of another of its photos; across products the
+/// same photo as, or a near-duplicate of, an earlier product's photo. `prepare` finds them for a whole run; `publish` and
 /// `preview`, which prepare a product at a time, take each product's own from its run and keep one
 /// of these for the products before it.
 public struct PhotoDuplicates: Sendable {
@@ -34,11 +34,12 @@ public struct PhotoDuplicates: Sendable {
 
     public init() {}
 
-    /// The photos of one product that repeat one before them in it. A copy is named with the photo
-    /// it copies, never with another copy.
+    /// The photos of one product that repeat another in it. A copy is named with the photo it
+    /// copies, never with another copy; the original is the name a person made (`IMG_2041.JPG`, not
+    /// `IMG_2041 copy.JPG`, which natural order puts first), then the older file, then upload order.
     public static func within(_ photos: [Photo]) -> [PhotoDuplicate] {
         var kept: [Photo] = [], found: [PhotoDuplicate] = []
-        for photo in photos {
+        for photo in originalsFirst(photos) {
             if let same = kept.first(where: photo.isCopy) {
                 found.append(PhotoDuplicate(source: photo.source, original: same.source, kind: .copy))
                 continue
@@ -51,18 +52,43 @@ public struct PhotoDuplicates: Sendable {
         return found
     }
 
-    /// The photos of `product` that look like a photo of a product seen before, each named with the
-    /// first such; then `product` is among those seen.
+    /// The photos of `product` that repeat a photo of a product seen before, each named with the
+    /// first such: the same photo when the bytes are, else a near-duplicate; then `product` is among
+    /// those seen.
     public mutating func across(product: String, _ photos: [Photo]) -> [PhotoDuplicate] {
         let found = photos.compactMap { photo in
             earlier.lazy.compactMap { other in
-                other.photos.first(where: photo.resembles).map {
+                if let same = other.photos.first(where: photo.isCopy) {
+                    return PhotoDuplicate(source: photo.source, original: same.source, kind: .copy, otherProduct: other.product)
+                }
+                return other.photos.first(where: photo.resembles).map {
                     PhotoDuplicate(source: photo.source, original: $0.source, kind: .nearDuplicate, otherProduct: other.product)
                 }
             }.first
         }
-        earlier.append((product, photos))
+        earlier.append((product, Self.originalsFirst(photos)))
         return found
+    }
+
+    /// `photos` in the order they claim to be an original: names without a copy's suffix first
+    /// (`isCopyName`), then by modification time, then as given.
+    static func originalsFirst(_ photos: [Photo]) -> [Photo] {
+        let keyed = photos.enumerated().map { index, photo in
+            let modified = (try? FileManager.default.attributesOfItem(atPath: photo.source)[.modificationDate] as? Date) ?? .distantFuture
+            return (photo: photo, copyName: isCopyName(photo.source), modified: modified, index: index)
+        }
+        return keyed.sorted { a, b in
+            if a.copyName != b.copyName { return !a.copyName }
+            if a.modified != b.modified { return a.modified < b.modified }
+            return a.index < b.index
+        }.map(\.photo)
+    }
+
+    /// Whether a file's name is what a computer gives a copy: `IMG_2041 copy.JPG`, `IMG_2041 copy 2`,
+    /// `IMG_2041 - Copy` (Windows), `IMG_2041 (1)`, `IMG_2041 (edited)`, `IMG_2041-edited`, `IMG_2041 사본`.
+    static func isCopyName(_ path: String) -> Bool {
+        let stem = ((path as NSString).lastPathComponent as NSString).deletingPathExtension.lowercased()
+        return stem.range(of: #"([ _-](copy|사본)( \d+)?|[ _-]?\((\d+|edited)\)|[ _-]edited)$"#, options: .regularExpression) != nil
     }
 
     /// The duplicates of a run of `prepare`: `products` as scanned, their `prepared` outputs recorded

@@ -38,7 +38,7 @@ struct Register: AsyncParsableCommand {
         let client = try connection.client()
         let submission = try ProductOptions.usage {
             try photos.submission { cache in
-                try ProductSubmission.register(inputs, overrides: product.change, photos: cache, client: client, credentials: credentials)
+                try ProductSubmission.register(inputs, overrides: product.change, photos: cache, client: client, credentials: credentials, describe: errorText)
             }
         }
         for warning in submission.warnings { Terminal.standardError.warning(warning) }
