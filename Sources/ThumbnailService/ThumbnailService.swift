@@ -94,9 +94,9 @@ public struct ThumbnailService: Sendable {
         }
     }
 
-    /// `s3://` sources from the buckets `--allow-source` names, within the download's limits.
+    /// `s3://` sources from the buckets `--allow-source` and the bucket lists allow, within the download's limits.
     private static func s3Origin(_ configuration: ServiceConfiguration, store: ObjectStore) -> S3Origin {
-        S3Origin(store: store, prefixes: configuration.allowedSources.compactMap { SourceURL(s3Prefix: $0) },
+        S3Origin(store: store, rule: S3SourceRule(configuration),
                  maxBytes: configuration.maxSourceBytes, timeout: configuration.downloadTimeout)
     }
 

@@ -145,13 +145,31 @@ final class ImgproxyMigrationTests: FolderTestCase {
         XCTAssertEqual(refusal(["IMGPROXY_ALLOWED_SOURCES": "local://,https://*.example.com/"]), "started")
         XCTAssertTrue(refusal(["IMGPROXY_PATH_PREFIX": "img/"]).contains("takes a path like /img"))
         XCTAssertTrue(refusal(["IMGPROXY_PROMETHEUS_NAMESPACE": "market_images"]).contains("not market_images"))
-        // imgproxy's lists of buckets narrow its sources: ignored, a denied bucket would be served under
-        // s3://*/, so either stops the start, saying to list the buckets in the allowed sources.
-        let s3 = ["IMGPROXY_USE_S3": "true", "IMGPROXY_S3_ENDPOINT": "http://127.0.0.1:9000", "IMGPROXY_ALLOWED_SOURCES": "s3://*/"]
-        let denied = refusal(s3.merging(["IMGPROXY_S3_DENIED_BUCKETS": "private"]) { $1 })
-        XCTAssertTrue(denied.hasPrefix("$IMGPROXY_S3_DENIED_BUCKETS is a deny-list") && denied.contains("in IMGPROXY_ALLOWED_SOURCES (s3://BUCKET/ each)"), denied)
-        let allowed = refusal(["IMGPROXY_USE_S3": "true", "IMGPROXY_S3_ALLOWED_BUCKETS": "photos, thumbs"])
-        XCTAssertTrue(allowed.hasPrefix("$IMGPROXY_S3_ALLOWED_BUCKETS is not read") && allowed.contains("in IMGPROXY_ALLOWED_SOURCES (s3://photos/,s3://thumbs/,"), allowed)
+        // imgproxy's own example of allowed sources, and its bucket lists, start (what they serve: S3SourceTests);
+        // a bucket list's names must be buckets', and need s3 sources on.
+        let s3 = ["IMGPROXY_USE_S3": "true", "IMGPROXY_S3_ENDPOINT": "http://127.0.0.1:9000", "IMGPROXY_ALLOWED_SOURCES": "s3://,https://*.example.com/,local://"]
+        XCTAssertEqual(refusal(s3.merging(["IMGPROXY_S3_ALLOWED_BUCKETS": "photos, thumbs", "IMGPROXY_S3_DENIED_BUCKETS": "private"]) { $1 }), "started")
+        let badBucket = refusal(s3.merging(["IMGPROXY_S3_DENIED_BUCKETS": "Private_Stuff"]) { $1 })
+        XCTAssertTrue(badBucket.hasPrefix("$IMGPROXY_S3_DENIED_BUCKETS: takes bucket names of a-z, 0-9, . and -") && badBucket.contains("\"Private_Stuff\""), badBucket)
+        let off = refusal(["IMGPROXY_S3_ALLOWED_BUCKETS": "photos"])
+        XCTAssertTrue(off.hasPrefix("$IMGPROXY_S3_ALLOWED_BUCKETS: needs s3:// sources on"), off)
+        // imgproxy Pro's result cache is read as --cache, or stops the start: never served without the cache asked for.
+        let proCache = ["IMGPROXY_CACHE_USE": "s3", "IMGPROXY_CACHE_BUCKET": "thumbs", "IMGPROXY_CACHE_PATH_PREFIX": "/imgproxy/results/",
+                        "IMGPROXY_CACHE_S3_ENDPOINT": "http://127.0.0.1:9000", "IMGPROXY_CACHE_S3_REGION": "eu-central-1"]
+        let read = try ServiceSettings(arguments: [], environment: base.merging(proCache) { $1 }.merging(["AWS_ACCESS_KEY_ID": "AKIA", "AWS_SECRET_ACCESS_KEY": "s"]) { $1 })
+        XCTAssertEqual(read.configuration.cacheFolder, "s3://thumbs/imgproxy/results")
+        XCTAssertEqual(read.configuration.s3Endpoint, "http://127.0.0.1:9000")
+        XCTAssertEqual(read.configuration.s3Region, "eu-central-1")
+        XCTAssertFalse(read.warnings.contains { $0.contains("IMGPROXY_CACHE") }, "\(read.warnings)")
+        let folder = try ServiceSettings(arguments: [], environment: base.merging(["IMGPROXY_CACHE_USE": "fs", "IMGPROXY_CACHE_FS_ROOT": input]) { $1 })
+        XCTAssertEqual(folder.configuration.cacheFolder, input)
+        for (environment, refused) in [(["IMGPROXY_CACHE_USE": "gcs", "IMGPROXY_CACHE_BUCKET": "thumbs"], "$IMGPROXY_CACHE_USE asks for imgproxy Pro's gcs cache; serve's result cache is a folder or an S3 bucket: give --cache FOLDER or --cache s3://BUCKET/PREFIX"),
+                                       (["IMGPROXY_CACHE_USE": "s3"], "$IMGPROXY_CACHE_USE is s3, which needs IMGPROXY_CACHE_BUCKET"),
+                                       (["IMGPROXY_CACHE_USE": "fs"], "$IMGPROXY_CACHE_USE is fs, which needs IMGPROXY_CACHE_FS_ROOT"),
+                                       (proCache.merging(["IMGPROXY_S3_ENDPOINT": "http://127.0.0.1:9001"]) { $1 }, "$IMGPROXY_CACHE_S3_ENDPOINT differs from IMGPROXY_S3_ENDPOINT: serve reads")] {
+            let answer = refusal(environment)
+            XCTAssertTrue(answer.hasPrefix(refused), answer)
+        }
         XCTAssertTrue(refusal(["MARKET_IMAGES_BIND": "localhost:8080", "MARKET_IMAGES_METRICS_BIND": "127.0.0.1:8080"]).contains("is the service's own port"))
         // imgproxy's `:PORT`, every interface, under either name.
         let everyInterface = try ServiceSettings(arguments: ["--bind", ":8080", "--metrics-bind", "127.0.0.1:9090"],

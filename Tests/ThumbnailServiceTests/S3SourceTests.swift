@@ -68,6 +68,33 @@ final class S3SourceTests: XCTestCase {
         XCTAssertTrue(metrics.contains("read from a bucket (kind s3)"), "the HELP names every kind: \(metrics)")
     }
 
+    /// imgproxy's env file as its docs write it: `s3://` alone among the allowed sources is every
+    /// bucket, `IMGPROXY_S3_ALLOWED_BUCKETS` and `_DENIED_BUCKETS` narrow it by name, and imgproxy Pro's
+    /// `IMGPROXY_CACHE_USE=s3` is the bucket cache under its path prefix. These stopped the start, or
+    /// were dropped with the cache they asked for.
+    func testImgproxysBucketSettingsAreReadAsImgproxyReadsThem() async throws {
+        try startMoto()
+        try moto.put(["a.jpg": jpeg], bucket: "photos")
+        try moto.put(["secret.jpg": jpeg], bucket: "private-stuff")
+        let environment = credentials.merging([
+            "IMGPROXY_LOCAL_FILESYSTEM_ROOT": try temporaryFolder(self), "IMGPROXY_USE_S3": "true", "IMGPROXY_S3_ENDPOINT": moto.endpoint,
+            "IMGPROXY_S3_REGION": "us-east-1", "IMGPROXY_ALLOWED_SOURCES": "s3://,https://*.example.com/,local://",
+            "IMGPROXY_S3_ALLOWED_BUCKETS": "photos,private-stuff", "IMGPROXY_S3_DENIED_BUCKETS": "private-stuff",
+            "IMGPROXY_CACHE_USE": "s3", "IMGPROXY_CACHE_BUCKET": "thumbs", "IMGPROXY_CACHE_PATH_PREFIX": "imgproxy/",
+        ]) { $1 }
+        let service = try await startService(["--insecure-unsigned"], environment: environment, secrets: [moto.secretAccessKey])
+        XCTAssertFalse(service.logText.contains("IMGPROXY_CACHE"), "nothing of the cache is dropped: \(service.logText)")
+        let served = try await service.get(path("s3://photos/a.jpg"))
+        XCTAssertEqual(served.status, 200, String(decoding: served.body.prefix(300), as: UTF8.self))
+        let cached = try moto.keys(in: "thumbs")
+        XCTAssertTrue(!cached.isEmpty && cached.allSatisfy { $0.hasPrefix("imgproxy/") }, "the output is in imgproxy's cache bucket, under its prefix: \(cached)")
+        for source in ["s3://private-stuff/secret.jpg", "s3://thumbs/anything.jpg"] {
+            let refused = try await service.get(path(source))
+            XCTAssertEqual(refused.status, 404, source)
+            XCTAssertTrue(String(decoding: refused.body, as: UTF8.self).contains("source-not-allowed"), source)
+        }
+    }
+
     /// With a bucket cache, sources' records are shared too: an instance that never fetched a source
     /// serves another's output of it without downloading it, and downloads it only to render a
     /// size of its own (what the bucket holds then, though the object was replaced since the record

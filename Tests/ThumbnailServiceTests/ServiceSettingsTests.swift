@@ -113,7 +113,7 @@ final class ServiceSettingsTests: FolderTestCase {
             "watermark": "/no/such/logo.png", "watermark-opacity": "2", "max-animation-frames": "0", "max-animation-frame-resolution": "0",
             "auto-quality": "dssim:0.02", "auto-quality-max-resolution": "-1", "key": "not-hex", "salt": "not-hex",
             "preferred-formats": "jpeg,bmp", "path-prefix": "/img/../x", "metrics-namespace": "image-proxy",
-            "use-s3": "maybe", "s3-endpoint": "ftp://store.example", "s3-region": "Mars Base", "s3-path-style": "sideways", "cache-timeout": "0",
+            "use-s3": "maybe", "s3-allowed-bucket": "Photos_1", "s3-denied-bucket": "x", "s3-endpoint": "ftp://store.example", "s3-region": "Mars Base", "s3-path-style": "sideways", "cache-timeout": "0",
         ]
         // Set by a good value elsewhere (the test above).
         let covered: Set<String> = ["cache"]

@@ -59,18 +59,23 @@ enum ImgproxyFixedSettings {
          "encoders and resampling have fixed, measured settings (BENCHMARKS.md); skp is per URL"),
     ]
 
-    /// Why `serve` refuses to start with `variable` set: imgproxy's lists of S3 buckets, which narrow
-    /// its allowed sources. Here the s3:// prefixes of `--allow-source` are the only list, and an
-    /// allow-list; read as a warning, a denied bucket would be served under `s3://*/`.
-    static func refusal(_ variable: String, value: String) -> String? {
+    /// Why `serve` refuses to start with `variable` set to `value` (other variables by name): an
+    /// imgproxy Pro result cache it has no kind of, or one on another S3 API than the sources' (serve
+    /// reads both through one, `--s3-endpoint` and `--s3-region`). A cache asked for is never dropped.
+    static func refusal(_ variable: String, value: String, variable other: (String) -> String?) -> String? {
         switch variable {
-        case "IMGPROXY_S3_ALLOWED_BUCKETS":
-            let prefixes = ServiceSetting.commaSeparated(value).map { "s3://\(ServerText.printable($0))/" }.joined(separator: ",")
-            return "is not read by serve, whose buckets are the s3:// prefixes of its allowed sources: "
-                + "list them in IMGPROXY_ALLOWED_SOURCES (\(prefixes), beside its http(s) prefixes) and unset it"
-        case "IMGPROXY_S3_DENIED_BUCKETS":
-            return "is a deny-list, and serve's source rules are allow-lists only: "
-                + "list the buckets s3:// sources may come from in IMGPROXY_ALLOWED_SOURCES (s3://BUCKET/ each) and unset it"
+        case "IMGPROXY_CACHE_USE" where !["s3", "fs"].contains(value):
+            return "asks for imgproxy Pro's \(ServerText.printable(value)) cache; serve's result cache is a folder or an S3 bucket: "
+                + "give --cache FOLDER or --cache s3://BUCKET/PREFIX (MARKET_IMAGES_CACHE) and unset it"
+        case "IMGPROXY_CACHE_USE" where value == "s3" && other("IMGPROXY_CACHE_BUCKET") == nil:
+            return "is s3, which needs IMGPROXY_CACHE_BUCKET: the bucket read as (--cache s3://BUCKET/PREFIX)"
+        case "IMGPROXY_CACHE_USE" where value == "fs" && other("IMGPROXY_CACHE_FS_ROOT") == nil:
+            return "is fs, which needs IMGPROXY_CACHE_FS_ROOT: the folder read as (--cache FOLDER)"
+        case "IMGPROXY_CACHE_S3_ENDPOINT", "IMGPROXY_CACHE_S3_REGION":
+            let sources = variable.replacingOccurrences(of: "_CACHE_S3_", with: "_S3_")
+            guard let theirs = other(sources), theirs != value else { return nil }
+            return "differs from \(sources): serve reads s3:// sources and its bucket cache through one S3 API (--s3-endpoint, --s3-region); "
+                + "give both the same value, or run the cache's bucket on the sources' store"
         default:
             return nil
         }
@@ -83,7 +88,7 @@ enum ImgproxyFixedSettings {
 
     /// The warning for an imgproxy variable given with `value`, or nil when it is read or accepted.
     static func warning(_ variable: String, value: String) -> String? {
-        if ServiceSetting.all.contains(where: { $0.imgproxy.contains { $0.variable == variable } }) { return nil }
+        if ServiceSetting.all.contains(where: { $0.imgproxy.contains { $0.variable == variable || $0.reads.contains(variable) } }) { return nil }
         if let (expected, reason) = table[variable] {
             guard let given = ServiceSetting.switchValue(value), given != expected else { return nil }
             return "\(variable)=\(value) is ignored: \(reason)"

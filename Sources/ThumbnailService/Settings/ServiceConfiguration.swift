@@ -32,8 +32,14 @@ public struct ServiceConfiguration: Sendable {
     /// Largest size of the source cache (`<cache>/sources`) in bytes.
     public var sourceCacheSize = 1 << 30
     /// Serve `s3://bucket/key` sources (imgproxy's `IMGPROXY_USE_S3`) from buckets `allowedSources`
-    /// names (`s3://bucket/`).
+    /// names (`s3://bucket/`, or `s3://` for any).
     public var useS3 = false
+    /// When not empty, the only buckets `s3://` sources come from, within `allowedSources`
+    /// (imgproxy's `IMGPROXY_S3_ALLOWED_BUCKETS`).
+    public var s3AllowedBuckets: [String] = []
+    /// Buckets no `s3://` source comes from, whatever `allowedSources` allows (imgproxy's
+    /// `IMGPROXY_S3_DENIED_BUCKETS`).
+    public var s3DeniedBuckets: [String] = []
     /// The S3 API's URL (`http://127.0.0.1:9000`); nil: AWS's endpoint for `s3Region`.
     public var s3Endpoint: String?
     /// The region requests are signed for; imgproxy's default.

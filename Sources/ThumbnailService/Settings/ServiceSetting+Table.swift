@@ -33,13 +33,19 @@ extension ServiceSetting {
         number("source-cache-size", \.sourceCacheSize, 1...Int.max, "must be positive", valueName: "bytes",
                help: "Largest size of the source cache (CACHE/sources) in bytes."),
         toggle("use-s3", \.useS3, imgproxy: imgproxy("IMGPROXY_USE_S3"),
-               help: "Serve s3://BUCKET/KEY sources from the buckets --allow-source names (s3://BUCKET/), signed with AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY (or the shared credentials file); without either, unsigned, as a warning at start says."),
-        text("s3-endpoint", \.s3Endpoint, valueName: "url", imgproxy: imgproxy("IMGPROXY_S3_ENDPOINT"), check: ObjectStore.endpointProblem,
+               help: "Serve s3://BUCKET/KEY sources from the buckets --allow-source names (s3://BUCKET/, or s3:// for every bucket the store holds), signed with AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY (or the shared credentials file); without either, unsigned, as a warning at start says."),
+        parsed("s3-allowed-bucket", \.s3AllowedBuckets, form: .list("bucket"), expected: "bucket names", imgproxy: imgproxy("IMGPROXY_S3_ALLOWED_BUCKETS"),
+               parse: commaSeparated, write: { $0.isEmpty ? nil : $0.joined(separator: ",") }, check: { bucketListProblem($0, \.s3AllowedBuckets) },
+               help: "With --use-s3, one of the only buckets s3:// sources may come from, within --allow-source's s3:// prefixes; repeatable."),
+        parsed("s3-denied-bucket", \.s3DeniedBuckets, form: .list("bucket"), expected: "bucket names", imgproxy: imgproxy("IMGPROXY_S3_DENIED_BUCKETS"),
+               parse: commaSeparated, write: { $0.isEmpty ? nil : $0.joined(separator: ",") }, check: { bucketListProblem($0, \.s3DeniedBuckets) },
+               help: "With --use-s3, a bucket no s3:// source comes from, whatever --allow-source allows; repeatable."),
+        text("s3-endpoint", \.s3Endpoint, valueName: "url", imgproxy: imgproxy("IMGPROXY_S3_ENDPOINT", "IMGPROXY_CACHE_S3_ENDPOINT"), check: ObjectStore.endpointProblem,
              help: "The S3 API of s3:// sources and an s3:// --cache, e.g. http://127.0.0.1:9000 (MinIO): the operator's own, so it may be on a private address.")
             .defaulting(to: "AWS's, https://s3.REGION.amazonaws.com"),
         // imgproxy's AWS SDK reads AWS_REGION, then AWS_DEFAULT_REGION, when IMGPROXY_S3_REGION is unset.
         parsed("s3-region", \.s3Region, form: .value("region"), expected: "an AWS region name, e.g. eu-central-1",
-               imgproxy: imgproxy("IMGPROXY_S3_REGION", "AWS_REGION", "AWS_DEFAULT_REGION"),
+               imgproxy: imgproxy("IMGPROXY_S3_REGION", "IMGPROXY_CACHE_S3_REGION", "AWS_REGION", "AWS_DEFAULT_REGION"),
                parse: { $0.wholeMatch(of: /[a-z0-9-]{1,64}/) == nil ? nil : $0 }, write: { $0 },
                help: "The region requests to the S3 API are signed for (and AWS's endpoint is in); unset, AWS_REGION, then AWS_DEFAULT_REGION, as imgproxy's AWS SDK reads them."),
         toggle("s3-path-style", \.s3PathStyle, imgproxy: imgproxy("IMGPROXY_S3_ENDPOINT_USE_PATH_STYLE"),
@@ -82,7 +88,17 @@ extension ServiceSetting {
              help: "URLs lie under this path, e.g. /img: /img/SIGNATURE/OPTIONS/SOURCE, signed without it; /img/health answers too."),
         number("signature-size", \.signatureSize, 1...32, "takes 1 to 32 (bytes of the HMAC)", imgproxy: imgproxy("IMGPROXY_SIGNATURE_SIZE"),
                help: "Bytes of the HMAC a signature carries, 1–32."),
-        text("cache", \.cacheFolder, valueName: "folder", check: cacheProblem,
+        // imgproxy Pro's result cache: IMGPROXY_CACHE_USE=s3 with its bucket, or fs with its folder, under a path prefix.
+        text("cache", \.cacheFolder, valueName: "folder",
+             imgproxy: imgproxy("IMGPROXY_CACHE_USE", reading: ["IMGPROXY_CACHE_BUCKET", "IMGPROXY_CACHE_FS_ROOT", "IMGPROXY_CACHE_PATH_PREFIX"]) { use, variable in
+                 let prefix = (variable("IMGPROXY_CACHE_PATH_PREFIX") ?? "").trimmingCharacters(in: CharacterSet(charactersIn: "/"))
+                 switch use {
+                 case "s3": return variable("IMGPROXY_CACHE_BUCKET").map { "s3://\($0)/" + prefix }
+                 case "fs": return variable("IMGPROXY_CACHE_FS_ROOT").map { prefix.isEmpty ? $0 : ($0 as NSString).appendingPathComponent(prefix) }
+                 default: return nil
+                 }
+             },
+             check: cacheProblem,
              help: "A folder for finished outputs, or s3://BUCKET/PREFIX: a bucket every instance shares (through --s3-endpoint, with the AWS credentials).")
             .defaulting(to: "no disk cache"),
         seconds("cache-timeout", \.cacheTimeout, 0.01...60, "takes 0.01 to 60 seconds",
@@ -281,6 +297,16 @@ extension ServiceSetting {
             ? "takes a path like /img: segments of letters, digits and . _ ~ -, no / at the end" : nil
     }
 
+    /// Each of a bucket list's names must be a bucket's (compared exactly, as imgproxy does), and the
+    /// list needs s3:// sources on.
+    static func bucketListProblem(_ configuration: ServiceConfiguration, _ list: KeyPath<ServiceConfiguration, [String]>) -> String? {
+        let names = configuration[keyPath: list]
+        if let bad = names.first(where: { !ObjectKey.isBucketName($0) }) {
+            return "takes bucket names of a-z, 0-9, . and - (3 to 63 characters); got \(shown(bad))"
+        }
+        return names.isEmpty || configuration.useS3 ? nil : "needs s3:// sources on (--use-s3, IMGPROXY_USE_S3=true)"
+    }
+
     /// The warning for a prefix that ends inside a name (`local:///sku`): it allows every name that
     /// begins so (`local:///sku-private/…`), as imgproxy's prefixes do, which is rarely what was meant.
     static func partialPrefixWarning(_ prefix: String) -> String? {
@@ -301,8 +327,8 @@ extension ServiceSetting {
                 return configuration.root == nil ? "\(text) needs a folder to serve it from (--root, IMGPROXY_LOCAL_FILESYSTEM_ROOT)" : nil
             }
             if text.hasPrefix(ObjectKey.scheme) {
-                guard SourceURL(s3Prefix: text) != nil else {
-                    return "takes s3://BUCKET/ or s3://BUCKET/FOLDER/: a bucket name of a-z, 0-9, . and - (a * in it matches within one .-separated part, "
+                guard text == ObjectKey.scheme || SourceURL(s3Prefix: text) != nil else {
+                    return "takes s3:// (every bucket), s3://BUCKET/ or s3://BUCKET/FOLDER/: a bucket name of a-z, 0-9, . and - (a * in it matches within one .-separated part, "
                         + "s3://photos-*/), then the beginning of keys as written (no *, ? or #, no . or .. segments); got \(text)"
                 }
                 return configuration.useS3 ? nil : "\(text) needs s3:// sources on (--use-s3, IMGPROXY_USE_S3=true)"

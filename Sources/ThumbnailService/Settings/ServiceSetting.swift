@@ -20,10 +20,12 @@ public struct ServiceSetting: Sendable {
     }
 
     /// An imgproxy variable for the same setting (or one imgproxy's AWS SDK reads, `AWS_REGION`), and
-    /// how its value becomes ours (its units; nil: our default).
+    /// how its value becomes ours (its units; nil: our default), reading the variables `reads` names
+    /// with it where imgproxy spreads one setting over several (`IMGPROXY_CACHE_USE=s3` and its bucket).
     public struct ImgproxyName: Sendable {
         public let variable: String
-        let convert: @Sendable (String) -> String?
+        let reads: [String]
+        let convert: @Sendable (_ value: String, _ variable: (String) -> String?) -> String?
     }
 
     /// A value that cannot be parsed: `expected` says what it should be ("a whole number").
@@ -73,7 +75,13 @@ extension ServiceSetting {
     typealias Path<Value> = WritableKeyPath<ServiceConfiguration, Value> & Sendable
 
     static func imgproxy(_ variables: String..., convert: @escaping @Sendable (String) -> String? = { $0 }) -> [ImgproxyName] {
-        variables.map { ImgproxyName(variable: $0, convert: convert) }
+        variables.map { ImgproxyName(variable: $0, reads: [], convert: { value, _ in convert(value) }) }
+    }
+
+    /// imgproxy's `variable`, whose value with those of `reads` (given to `compose` by name) is ours.
+    static func imgproxy(_ variable: String, reading reads: [String],
+                         compose: @escaping @Sendable (_ value: String, _ variable: (String) -> String?) -> String?) -> [ImgproxyName] {
+        [ImgproxyName(variable: variable, reads: reads, convert: compose)]
     }
 
     /// A whole number in `range`.

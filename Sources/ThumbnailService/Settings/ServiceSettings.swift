@@ -40,6 +40,9 @@ public struct ServiceSettings: Sendable {
         }
         self.configuration = configuration
         warnings = sources.unknownNameWarnings() + sources.ignoredLines + configuration.allowedSources.compactMap(ServiceSetting.partialPrefixWarning)
+            + (configuration.useS3 && configuration.allowedSources.contains(ObjectKey.scheme) && configuration.s3AllowedBuckets.isEmpty
+                ? ["--allow-source s3:// allows every bucket the store lets serve read (on AWS without credentials, every public bucket); "
+                    + "list s3://BUCKET/ prefixes, or --s3-allowed-bucket (IMGPROXY_S3_ALLOWED_BUCKETS), to narrow it"] : [])
             + (configuration.keys.isEmpty && !configuration.onlyPresets ? ["no key: any signature is accepted (--insecure-unsigned); loopback only"] : [])
             // An s3:// cache without credentials is refused (`ServiceConfiguration.problems`); sources may be a public bucket's.
             + (configuration.useS3 && configuration.s3Credentials == nil

@@ -36,7 +36,7 @@ struct SettingSources {
         if let own = lookUp(setting.variable) { return own }
         // imgproxy's names, in imgproxy's units (nil: our default); a list takes every one given, as
         // imgproxy reads `IMGPROXY_PRESETS` and `IMGPROXY_PRESETS_PATH` together.
-        let given = setting.imgproxy.compactMap { name in lookUp(name.variable).map { (name.convert($0.text), $0.origin) } }
+        let given = setting.imgproxy.compactMap { name in lookUp(name.variable).map { (name.convert($0.text) { lookUp($0)?.text }, $0.origin) } }
         guard let first = given.first else { return nil }
         guard case .list = setting.form, given.count > 1 else { return first.0.map { ($0, first.1) } }
         let texts = given.compactMap(\.0)
@@ -61,7 +61,9 @@ struct SettingSources {
     /// instead: refused at start, since ignoring one would serve what it forbids.
     func imgproxyRefusals() -> [String] {
         given(prefix: "IMGPROXY_").sorted().compactMap { name in
-            lookUp(name).flatMap { given in ImgproxyFixedSettings.refusal(name, value: given.text).map { "\(given.origin) \($0)" } }
+            lookUp(name).flatMap { given in
+                ImgproxyFixedSettings.refusal(name, value: given.text, variable: { lookUp($0)?.text }).map { "\(given.origin) \($0)" }
+            }
         }
     }
 

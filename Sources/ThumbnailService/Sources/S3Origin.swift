@@ -1,13 +1,13 @@
 import Foundation
 
 /// `s3://bucket/key` sources (imgproxy's `IMGPROXY_USE_S3`), read from the configured store
-/// (`ObjectStore`) with the service's credentials, from buckets allowed by `--allow-source
-/// s3://bucket/`: no other bucket is read however the key is spelt. Given to `RemoteSources`, so
+/// (`ObjectStore`) with the service's credentials, from the buckets `S3SourceRule` allows: no other
+/// bucket is read however the key is spelt. Given to `RemoteSources`, so
 /// an object costs what an http(s) source costs: the source cache, its byte limit, the download
 /// deadline and one bucket's share of the download slots; revalidated with S3's own conditional GET.
 struct S3Origin: SourceOrigin {
     let store: ObjectStore
-    let prefixes: [SourceURL]
+    let rule: S3SourceRule
     let maxBytes: Int
     let timeout: Duration
     var kind: String { "s3" }
@@ -20,7 +20,7 @@ struct S3Origin: SourceOrigin {
             throw ServiceFailure(status: .notFound, error: "source-not-found", detail: error.description)
         }
         let url = SourceURL(object)
-        guard prefixes.contains(where: url.isUnder) else { throw ServiceFailure.sourceNotAllowed }
+        guard rule.allows(url) else { throw ServiceFailure.sourceNotAllowed }
         return url
     }
 
