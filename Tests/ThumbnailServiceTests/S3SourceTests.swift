@@ -117,6 +117,13 @@ final class S3SourceTests: XCTestCase {
         XCTAssertEqual(try ImageHeader.read(.data(size.body)).width, 60)
         metrics = try await second.metrics()
         XCTAssertTrue(metrics.contains("market_images_source_bytes_total{kind=\"s3\"} \(jpeg.count)"), "one download to render: \(metrics)")
+        // That read is timed like any (it went untimed: the lookup had found a fresh record), and the
+        // process's own figures are there for memory and CPU panels.
+        XCTAssertTrue(metrics.contains("request_span_duration_seconds_count{span=\"downloading\"} 1"), metrics)
+        for figure in ["process_cpu_seconds_total", "process_resident_memory_bytes", "process_open_fds", "process_max_fds", "process_start_time_seconds"] {
+            let value = metrics.split(separator: "\n").first { $0.hasPrefix(figure + " ") }.flatMap { Double($0.split(separator: " ")[1]) }
+            XCTAssertGreaterThan(value ?? 0, 0, "\(figure): \(metrics)")
+        }
 
         let third = try await start(arguments + ["--source-ttl", "0"])
         let revalidated = try await third.get(path("s3://photos/a.jpg"))

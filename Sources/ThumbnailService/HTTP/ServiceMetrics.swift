@@ -14,7 +14,7 @@ struct ServiceMetrics: Sendable {
     private let processing: DurationHistogram
     private let bytesOut: Counter
     /// Totals kept by the cache and the connection limiter, as last reported to their counters.
-    private let reported = Locked((evictions: 0, shed: 0))
+    private let reported = Locked((evictions: 0, shed: 0, cpu: 0.0))
     /// imgproxy's namespace (none by default, as imgproxy's).
     private let namespace: String?
     private let requestsInProgress = Locked(0)
@@ -108,7 +108,7 @@ struct ServiceMetrics: Sendable {
 
     /// imgproxy's spans: `queue`, `downloading`, `processing`.
     func span(_ span: String, _ duration: Duration) {
-        registry.makeDurationHistogram(descriptor: imgproxy("request_span_duration", unit: "seconds", "Time a request spent waiting for a worker (queue), downloading its source, and on the worker (processing)."),
+        registry.makeDurationHistogram(descriptor: imgproxy("request_span_duration", unit: "seconds", "Time a request spent waiting for a worker (queue), reading its source from the origin (downloading, each read), and on the worker (processing)."),
                                        labels: [("span", span)], buckets: Self.durationBuckets).record(duration)
     }
 
@@ -142,12 +142,26 @@ struct ServiceMetrics: Sendable {
         registry.makeGauge(descriptor: imgproxy("vips_max_memory", unit: "bytes", "The most bytes libvips has held in its own allocations.")).set(Double(vips.highWater))
         registry.makeGauge(descriptor: imgproxy("vips_allocs", "libvips allocations held now.")).set(Double(vips.allocations))
         registry.makeGauge(descriptor: Self.name("connections", "Connections open now.")).set(Double(connections))
+        let process = ProcessFigures.read()
         let growth = reported.withLock { last in
-            defer { last = (max(last.evictions, evictions), max(last.shed, shed)) }
-            return (evictions: max(0, evictions - last.evictions), shed: max(0, shed - last.shed))
+            defer { last = (max(last.evictions, evictions), max(last.shed, shed), max(last.cpu, process.cpuSeconds)) }
+            return (evictions: max(0, evictions - last.evictions), shed: max(0, shed - last.shed), cpu: max(0, process.cpuSeconds - last.cpu))
         }
         registry.makeCounter(descriptor: Self.evictions).increment(by: Int64(growth.evictions))
         registry.makeCounter(descriptor: Self.shed).increment(by: Int64(growth.shed))
+        // The standard process metrics, unprefixed as every client library writes them.
+        registry.makeCounter(descriptor: Self.process("cpu_seconds", unit: "total", "User and system CPU time spent, in seconds.")).increment(by: growth.cpu)
+        for (metric, help, value) in [("resident_memory_bytes", "Resident memory size in bytes.", process.residentBytes),
+                                      ("virtual_memory_bytes", "Virtual memory size in bytes.", process.virtualBytes),
+                                      ("open_fds", "Open file descriptors.", process.openFiles),
+                                      ("max_fds", "The most file descriptors the process may open.", process.maxFiles),
+                                      ("start_time_seconds", "Start of the process since the Unix epoch, in seconds.", process.startTime)] {
+            if let value { registry.makeGauge(descriptor: Self.process(metric, help)).set(value) }
+        }
+    }
+
+    private static func process(_ metric: String, unit: String = "", _ help: String) -> MetricNameDescriptor {
+        MetricNameDescriptor(namespace: "process", metricName: metric, unitName: unit, helpText: help)
     }
 
     /// How a remote source was had: `fresh` (the cached copy, no origin request), `downloaded`,

@@ -44,9 +44,7 @@ struct RemoteSources: SourceKind {
     /// allowed or not found, 413 too large, 415 not an image, 502 origin error, 503 too many sources
     /// held, 504 origin timeout).
     func resolve(_ name: String) async throws(ServiceFailure) -> any ResolvedSource {
-        let started = ContinuousClock.now
         let source = try await lookup(name)
-        if source.outcome != .fresh { metrics.span("downloading", ContinuousClock.now - started) }
         metrics.source(source.outcome.rawValue)
         return source
     }
@@ -118,6 +116,10 @@ struct RemoteSources: SourceKind {
         defer { downloading.giveBack() }
         let held = try HeldSource(slots: slots)
         let fetched: OriginClient.Fetched
+        // Every read of the origin is timed (imgproxy's `downloading` span): a lookup's, and a render's
+        // read of bytes the cache no longer holds, which a lookup's record had answered.
+        let started = ContinuousClock.now
+        defer { metrics.span("downloading", ContinuousClock.now - started) }
         do {
             fetched = try await origin.download(url, validators: whole ? nil : cached)
         } catch {
