@@ -57,8 +57,8 @@ public struct PublishRun: Sendable {
     /// The steps for `folders` (paths), then one for each listing whose folder is gone. Every folder
     /// is checked first; then renamed folders are told by their content, what the server holds for
     /// the recorded products is read (`ServerListings`, its cost in `serverRead`), and unanswered
-    /// registers are looked up, so the plan starts from what is true. A dry run reads nothing and
-    /// plans from the record.
+    /// registers are looked up, so the plan starts from what is true. A dry run reads the server as
+    /// well (reading is not sending), so it shows the plan a real run would carry out.
     public mutating func plan(folders: [String]) async throws -> [PublishStep] {
         present = Set(folders.map { ($0 as NSString).lastPathComponent })
         for (folder, id) in adoptions.sorted(by: { $0.key < $1.key }) where !present.contains(folder) {
@@ -77,11 +77,9 @@ public struct PublishRun: Sendable {
             ledger.entries[key(name)] != nil || adoptions[name] != nil ? nil : check.draft.map { (name, ListingSnapshot(fields: $0, uploads: check.images)) }
         })
         let renames = FolderRename.match(new: new, gone: gone)
-        if !dryRun {
-            let ids = recorded.filter { present.contains($0.folder) || renames.values.contains($0.folder) }
-                .compactMap { $0.entry.state == .registered ? $0.entry.productID : nil }
-            serverRead = try await ServerListings.read(Set(ids), from: client)
-        }
+        let ids = recorded.filter { present.contains($0.folder) || renames.values.contains($0.folder) }
+            .compactMap { $0.entry.state == .registered ? $0.entry.productID : nil }
+        serverRead = try await ServerListings.read(Set(ids), from: client)
         search = ListingSearch(client: client, excluded: ledger.knownIDs(on: server), vendorID: ledger.vendorID(on: server))
         var steps: [PublishStep] = []
         for (name, check, lookalikes) in checked {
@@ -148,18 +146,26 @@ public struct PublishRun: Sendable {
             case .register(let warnings): found = warnings
             }
         }
+        var notGoneYet: String?
         if let entry = ledger.entries[entryKey], entry.state == .registered, let id = entry.productID, let read = serverRead {
+            let age = Date().timeIntervalSince(entry.at)
             if let listing = read.listings[id] {
                 held = entry.sent.map { HeldListing(listing, sent: $0, dialect: dialect) }
-            } else if read.gone.contains(id), Date().timeIntervalSince(entry.at) > PublishLedger.listingDelay {
-                // Forgotten here; the register that follows records the new listing. Within a minute
-                // of the record the servers still answer 404 for a new listing: planned from the record.
+                if let disagreement = dialect.priceDisagreement(of: listing) { found.append("product \(id): " + disagreement) }
+            } else if read.gone.contains(id), age > PublishLedger.listingDelay {
+                // Forgotten here; the register that follows records the new listing.
                 (goneID, ledger.entries[entryKey]) = (id, nil)
+            } else if read.gone.contains(id) {
+                // Within a minute of the record the servers still answer 404 for a new listing: planned from the record, and said so.
+                notGoneYet = "product \(id) answers 404 now, recorded \(Int(age.rounded())) s ago (a new listing can answer 404 for a minute): "
+                    + "planned from the record, checked again on the next run"
             }
         }
         var planned = PublishPlanner.steps(folder: name, entry: ledger.entries[entryKey], snapshot: snapshot, images: images,
                                            dialect: dialect, allowRecreate: allowRecreate, held: held)
-        if let goneID { planned[planned.count - 1].detail = "product \(goneID) is gone from the server: register again, " + planned[planned.count - 1].detail }
+        let last = planned.count - 1
+        if let goneID { planned[last].detail = "product \(goneID) is gone from the server: register again, " + planned[last].detail }
+        if let notGoneYet { planned[last].detail = notGoneYet + (planned[last].detail.isEmpty ? "" : "; " + planned[last].detail) }
         return steps + Self.warned(planned, photoWarnings + found)
     }
 

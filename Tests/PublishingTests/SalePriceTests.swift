@@ -135,6 +135,30 @@ final class SalePriceTests: PublishingTestCase {
         XCTAssertEqual(count, 0, "nothing was sent")
     }
 
+    /// A server that leaves `bargain_price` stale after an edit: what a buyer pays is `price −
+    /// discounted_price`, as the API defines it, in `show`'s and `list`'s words and in the plan, so
+    /// another client's discount is seen, and the disagreement is said. The client took
+    /// `bargain_price` on trust: the plan was "unchanged" for ever and `show` gave the old price.
+    func testTheBuyersPriceIsTheAPIsDefinitionWhenTheServerLeavesBargainPriceStale() async throws {
+        try await start(.openmarket)
+        await server.keepBargainPriceOnEdit()
+        _ = try productFolder("lamp", photos: ["photos/DSCN0010.jpg"], json: Self.lamp)
+        _ = try await publish()
+        let id = try await onlyProductID()
+        _ = try await client.edit(id: id, ProductChange(price: 12000, salePrice: 9000), credentials: credentials(for: .openmarket))
+        let stale = try await buyersPrice(id, .openmarket)
+        XCTAssertEqual(stale, 10800, "the server's own bargain_price, stale")
+        let shown = try await client.product(id: id)
+        XCTAssertEqual(ProductText.price(of: shown, dialect: .openmarket), "₩9,000 (was ₩12,000)")
+        let disagreement = "the server's bargain_price ₩10,800 is not price − discounted_price (₩12,000 − ₩3,000 = ₩9,000); "
+            + "a buyer is taken to pay ₩9,000, as the API defines it"
+        XCTAssertEqual(Dialect.openmarket.priceDisagreement(of: shown), disagreement)
+        let steps = try await plan()
+        XCTAssertEqual(steps.map(\.action), [.edit], "\(steps.map(\.detail))")
+        XCTAssertTrue(steps[0].detail.contains("sale_price ₩9,000 on the server, ₩10,800 in product.json"), steps[0].detail)
+        XCTAssertTrue(steps[0].warnings.contains("product \(id): " + disagreement), "\(steps[0].warnings)")
+    }
+
     private func onlyProductID() async throws -> Int {
         let ids = await server.products.keys
         XCTAssertEqual(ids.count, 1)

@@ -54,6 +54,14 @@ final class ServerStateTests: PublishingTestCase {
         for dialect in Dialect.allCases {
             let id = try await publishedLamp(dialect)
             _ = try await client.edit(id: id, ProductChange(stock: 1), credentials: credentials(for: dialect))
+            // A dry run reads the server too and shows the plan a real run carries out; it sends nothing
+            // (it planned from the record: "unchanged", while the real run edited the stock back).
+            let before = await changes()
+            let dryPlan = try await plan { $0.dryRun = true }
+            XCTAssertEqual(dryPlan.map(\.action), [.edit], "\(dialect): \(dryPlan.map(\.detail))")
+            XCTAssertEqual(dryPlan.first?.detail, "stock 1 on the server, 3 in product.json", "\(dialect)")
+            let afterDry = await changes()
+            XCTAssertEqual(afterDry, before, "\(dialect): a dry run sends nothing")
 
             var run = try publishRun()
             let planned = try await run.plan(folders: ProductsFolder(products).productFolders)
@@ -93,6 +101,13 @@ final class ServerStateTests: PublishingTestCase {
         for dialect in Dialect.allCases {
             let first = try await publishedLamp(dialect)
             try await client.delete(id: first, credentials: credentials(for: dialect))
+            // Within the minute a new listing may answer 404, the plan keeps the record and says so
+            // (it said "unchanged" alone).
+            let recent = try await plan()
+            XCTAssertEqual(recent.map(\.action), [.unchanged], "\(dialect)")
+            XCTAssertTrue(recent.first?.detail.hasPrefix("product \(first) answers 404 now, recorded ") == true
+                          && recent.first?.detail.contains(" s ago (a new listing can answer 404 for a minute): planned from the record, checked again on the next run") == true,
+                          "\(dialect): \(recent.map(\.detail))")
             try backdateRecord()
 
             let planned = try await plan()

@@ -35,6 +35,8 @@ public actor OpenMarketTestServer {
         public var images: [(filename: String, contentType: String, data: Data)]
         public var password: String?
         public var created = Date()
+        /// The `bargain_price` answered when the server keeps one stale (`keepBargainPriceOnEdit`).
+        public var keptBargainPrice: Double?
     }
 
     /// Faults a test can arm; each applies to the next matching request only.
@@ -70,6 +72,7 @@ public actor OpenMarketTestServer {
     private var imageHost = ""
     /// How far this server's clock is ahead of ours, and how it writes `created_at`.
     private var clockOffset: TimeInterval = 0
+    private var keepsBargainPrice = false
     private var createdAtText: @Sendable (Date) -> String = ServerClock.text
 
     public init(dialect: Dialect) throws {
@@ -106,6 +109,10 @@ public actor OpenMarketTestServer {
     public func setClock(offset: TimeInterval, createdAt: @escaping @Sendable (Date) -> String) {
         (clockOffset, createdAtText) = (offset, createdAt)
     }
+
+    /// Makes this server answer each product's `bargain_price` as it was before its first edit, as
+    /// a server that leaves the field stale after a PATCH does; `discounted_price` stays current.
+    public func keepBargainPriceOnEdit() { keepsBargainPrice = true }
 
     public var lastRequest: Received? { received.last }
     public var requestCount: Int { received.count }
@@ -324,6 +331,7 @@ public actor OpenMarketTestServer {
         }
         guard body["secret"] as? String == Self.vendorSecret else { throw Failure(status: 401, message: "secret is wrong") }
         var product = try stored(id)
+        if keepsBargainPrice, product.keptBargainPrice == nil { product.keptBargainPrice = Self.bargainPrice(of: product) }
         let descriptionKey = dialect == .openmarket ? "description" : "descriptions"
         for (key, value) in body where key != "secret" {
             switch key {
@@ -340,13 +348,17 @@ public actor OpenMarketTestServer {
         return json(productJSON(product))
     }
 
+    private static func bargainPrice(of product: Stored) -> Double {
+        (Double(product.fields["price"] ?? "") ?? 0) - (Double(product.fields["discounted_price"] ?? "") ?? 0)
+    }
+
     /// Numbers as the Spring servers send them (`2000.0`), dates without a zone.
     private func productJSON(_ product: Stored) -> [String: Any] {
         var object: [String: Any] = [
             "id": product.id, "vendor_id": 7, "name": product.fields["name"] ?? "",
             "description": product.fields["description"] ?? "",
             "thumbnail": "\(imageHost)/\(product.id)/thumb.jpg", "currency": product.fields["currency"] ?? "",
-            "price": Double(product.fields["price"] ?? "") ?? 0, "bargain_price": (Double(product.fields["price"] ?? "") ?? 0) - (Double(product.fields["discounted_price"] ?? "") ?? 0),
+            "price": Double(product.fields["price"] ?? "") ?? 0, "bargain_price": product.keptBargainPrice ?? Self.bargainPrice(of: product),
             "stock": Double(product.fields["stock"] ?? "") ?? 0, "created_at": createdAtText(product.created.addingTimeInterval(clockOffset)),
             "issued_at": "2022-01-18T00:00:00.00",
             "images": product.images.indices.map {

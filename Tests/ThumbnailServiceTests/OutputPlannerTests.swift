@@ -50,7 +50,8 @@ final class OutputPlannerTests: FolderTestCase {
             "auto-quality-max-resolution": "0", "allow-security-options": "true", "fast-decode": "true", "baseline-jpeg": "true",
             "avif-effort": "4", "auto-avif": "true", "jxl-effort": "7", "auto-jxl": "true", "preferred-formats": "png,jpeg", "preset": "x=q:50", "max-age": "5", "grace": "5",
             "idle-timeout": "5", "max-connections": "5", "metrics-bind": "off", "path-prefix": "/img", "metrics-namespace": "imgproxy",
-            "use-s3": "true", "s3-endpoint": "http://127.0.0.1:9000", "s3-region": "eu-central-1", "s3-path-style": "false", "cache-timeout": "3",
+            "use-s3": "true", "s3-allowed-bucket": "photos", "s3-denied-bucket": "private", "s3-endpoint": "http://127.0.0.1:9000", "s3-region": "eu-central-1",
+            "s3-path-style": "false", "cache-timeout": "3",
         ]
         let resolvedElsewhere: Set<String> = ["config", "key", "salt", "key-file"]
         XCTAssertEqual(Set(ServiceSetting.all.map(\.name)).subtracting(resolvedElsewhere), Set(samples.keys), "a sample value for every setting")

@@ -48,14 +48,27 @@ extension Dialect {
 
     /// What a buyer pays for `product` as this server answers it; nil without a sale. A G1
     /// `discounted_price` of 0 (what older clients sent for no sale) is no sale, not a free product.
+    /// G2/G3: `price − discounted_price`, the API's definition, never `bargain_price` taken on trust
+    /// (a server may leave it stale after an edit); it stands in only when `discounted_price` is absent.
     public func salePrice(of product: ProductResponse) -> Double? {
         guard let price = product.price else { return nil }
         switch self {
         case .items:
             return SalePrice.effective(price: price, salePrice: product.discountedPrice.flatMap { $0 > 0 ? $0 : nil })
         case .marketTraining, .openmarket:
-            let bargain = product.bargainPrice ?? product.discountedPrice.map { price - $0 }
+            let bargain = product.discountedPrice.map { ((price - $0) * 100).rounded() / 100 } ?? product.bargainPrice
             return SalePrice.effective(price: price, salePrice: bargain)
         }
+    }
+
+    /// Where the server's price fields disagree with each other (`bargain_price` is not `price −
+    /// discounted_price`): said on every screen that shows the product, which shows the definition's.
+    public func priceDisagreement(of product: ProductResponse) -> String? {
+        guard self != .items, let price = product.price, let off = product.discountedPrice, let bargain = product.bargainPrice,
+              abs(bargain - (price - off)) >= 0.005 else { return nil }
+        let currency = product.currency.flatMap { Currency(rawValue: $0.uppercased()) }
+        let text = { (amount: Double) in currency?.format(amount) ?? NumberText.format(amount) }
+        return "the server's bargain_price \(text(bargain)) is not price − discounted_price (\(text(price)) − \(text(off)) = \(text(price - off))); "
+            + "a buyer is taken to pay \(text(price - off)), as the API defines it"
     }
 }

@@ -79,6 +79,7 @@ struct ListProducts: AsyncParsableCommand {
         }
         // A bad item is named, the rest shown, and the exit status says some input was bad.
         for problem in result.problems { Terminal.standardError.warning(ServerText.printable(problem)) }
+        for product in result.products { try address.warnOfPrices(product) }
         if !result.problems.isEmpty { throw ExitCode.failure }
     }
 

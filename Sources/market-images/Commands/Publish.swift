@@ -108,7 +108,7 @@ struct Publish: AsyncParsableCommand {
         let shown = connection.json ? [] : Set(steps.indices.filter { steps[$0].result == .failed })
         let table = PlanTable(server: server, dialect: try connection.resolvedDialect)
         if !connection.json {
-            Terminal.standardOutput.write(run.serverRead.map { "Read what the server holds: \($0.cost)\n" } ?? "Planned from the publish record: a dry run reads nothing from the server\n")
+            if let read = run.serverRead { Terminal.standardOutput.write("Read what the server holds: \(read.cost)\n") }
             Terminal.standardOutput.write(table.render(steps))
         }
         for step in steps { for warning in step.warnings { Terminal.standardError.warning("\(Terminal.display(step.folder)): \(warning)") } }

@@ -25,6 +25,7 @@ struct Show: AsyncParsableCommand {
             Terminal.standardError.error(error.message)
             throw ExitCode.failure
         }
+        try address.warnOfPrices(product)
         if address.json { return try printJSON(product) }
         var lines = [
             "product \(product.id): \(Terminal.display(product.name))",

@@ -37,6 +37,14 @@ struct ServerAddress: ParsableArguments {
         }
     }
 
+    /// A warning on stderr when the server's price fields disagree with each other (a stale
+    /// `bargain_price`); every command that shows a product says it.
+    func warnOfPrices(_ product: ProductResponse) throws {
+        if let disagreement = try resolvedDialect.priceDisagreement(of: product) {
+            Terminal.standardError.warning("product \(product.id): " + disagreement)
+        }
+    }
+
     var baseURL: URL {
         get throws {
             guard let server else { return try resolvedDialect.defaultBaseURL }
@@ -141,5 +149,7 @@ struct ServerOptions: ParsableArguments {
             throw ExitCode.failure
         }
         if json { try printJSON(product) } else { Terminal.standardOutput.write(summary(product) + "\n") }
+        try address.warnOfPrices(product)
     }
+
 }

@@ -136,14 +136,13 @@ final class PublishCommandTests: CommandLineTestCase {
         let a = try productFolder("a", photos: ["photos/DSCN0010.jpg"])
         _ = try productFolder("b", photos: ["photos/DSCN0010.jpg"])
         let port = try XCTUnwrap(baseURL.port)
-        for server in ["http://127.0.0.1:\(port)", "http://localhost:\(port)/", "HTTP://LOCALHOST:\(port)//", "http://[::1]:\(port)"] {
-            // The server listens on IPv4 only: under its IPv6 name it is planned from the record.
+        for server in ["http://127.0.0.1:\(port)", "http://localhost:\(port)/", "HTTP://LOCALHOST:\(port)//"] {
             let result = try CommandLineTool.run(["publish", products, "--server", server, "--dialect", "openmarket", "--cache", root + "/cache"]
-                                                 + (server.contains("[::1]") ? ["--dry-run"] : []),
+                                                 + (server.hasPrefix("HTTP") ? ["--dry-run"] : []),
                                                  environment: ["OPENMARKET_IDENTIFIER": OpenMarketTestServer.identifier,
                                                                "OPENMARKET_SECRET": OpenMarketTestServer.vendorSecret])
             XCTAssertEqual(result.status, 0, "\(server): \(result.stderr)")
-            if server.contains("[::1]") { XCTAssertTrue(result.stdout.contains("Plan: 2 unchanged;"), result.stdout) }
+            if server.hasPrefix("HTTP") { XCTAssertTrue(result.stdout.contains("Plan: 2 unchanged;"), "one record, whatever the spelling: \(result.stdout)") }
         }
         var listed = await productIDs().count
         XCTAssertEqual(listed, 2, "one listing per folder, whatever the spelling")
@@ -194,7 +193,7 @@ final class PublishCommandTests: CommandLineTestCase {
         try Self.fixture("orientation/Landscape_6.jpg").write(to: URL(fileURLWithPath: a + "/IMG_1.jpg"))
         let recreate = try tool(["publish", products, "--dry-run", "--recreate"])
         XCTAssertEqual(recreate.status, 0, recreate.stderr)
-        XCTAssertTrue(recreate.stdout.contains("Planned from the publish record: a dry run reads nothing from the server"), recreate.stdout)
+        XCTAssertTrue(recreate.stdout.contains("Read what the server holds: 1 list page (1 request)"), "a dry run reads the server too: \(recreate.stdout)")
         XCTAssertTrue(recreate.stdout.contains("photos changed: register the new version"), recreate.stdout)
     }
 }
