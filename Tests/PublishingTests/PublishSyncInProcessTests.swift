@@ -38,13 +38,15 @@ final class PublishSyncInProcessTests: PublishingTestCase {
             XCTAssertEqual(planned.first?.productID, id)
             XCTAssertEqual(planned.first?.changes, [FieldChange(field: "price", from: "₩9,000", to: "₩8,000")])
             var sent = await server.requestCount
-            XCTAssertEqual(sent, before, "\(dialect): a dry run sends nothing")
+            XCTAssertEqual(sent, before + 1, "\(dialect): a dry run reads one list page and sends nothing")
+            let reads = await server.received.suffix(sent - before).map(\.method)
+            XCTAssertEqual(reads, ["GET"], "\(dialect)")
 
             let edited = try await publish()
             XCTAssertEqual(edited.map(\.action), [.edit], "\(dialect)")
             XCTAssertEqual(edited.map(\.result), [.done], "\(dialect): \(edited.map { $0.error ?? "" })")
             sent = await server.requestCount
-            XCTAssertEqual(sent, before + 2, "\(dialect): one list page read, one edit sent")
+            XCTAssertEqual(sent, before + 3, "\(dialect): then one list page read, one edit sent")
             let patch = try await XCTUnwrapAsync(server.lastRequest)
             XCTAssertEqual(patch.method, "PATCH")
             if dialect == .items {

@@ -163,10 +163,21 @@ final class ImgproxyMigrationTests: FolderTestCase {
         XCTAssertFalse(read.warnings.contains { $0.contains("IMGPROXY_CACHE") }, "\(read.warnings)")
         let folder = try ServiceSettings(arguments: [], environment: base.merging(["IMGPROXY_CACHE_USE": "fs", "IMGPROXY_CACHE_FS_ROOT": input]) { $1 })
         XCTAssertEqual(folder.configuration.cacheFolder, input)
+        // imgproxy's S3 in capitals, and one endpoint with and without its closing slash, start.
+        let spelt = try ServiceSettings(arguments: [], environment: base.merging(proCache.merging(["IMGPROXY_CACHE_USE": "S3", "IMGPROXY_S3_ENDPOINT": "http://127.0.0.1:9000/",
+                                                                                               "IMGPROXY_S3_REGION": "eu-central-1"]) { $1 }) { $1 }
+                                            .merging(["AWS_ACCESS_KEY_ID": "AKIA", "AWS_SECRET_ACCESS_KEY": "s"]) { $1 })
+        XCTAssertEqual(spelt.configuration.cacheFolder, "s3://thumbs/imgproxy/results")
         for (environment, refused) in [(["IMGPROXY_CACHE_USE": "gcs", "IMGPROXY_CACHE_BUCKET": "thumbs"], "$IMGPROXY_CACHE_USE asks for imgproxy Pro's gcs cache; serve's result cache is a folder or an S3 bucket: give --cache FOLDER or --cache s3://BUCKET/PREFIX"),
                                        (["IMGPROXY_CACHE_USE": "s3"], "$IMGPROXY_CACHE_USE is s3, which needs IMGPROXY_CACHE_BUCKET"),
                                        (["IMGPROXY_CACHE_USE": "fs"], "$IMGPROXY_CACHE_USE is fs, which needs IMGPROXY_CACHE_FS_ROOT"),
-                                       (proCache.merging(["IMGPROXY_S3_ENDPOINT": "http://127.0.0.1:9001"]) { $1 }, "$IMGPROXY_CACHE_S3_ENDPOINT differs from IMGPROXY_S3_ENDPOINT: serve reads")] {
+                                       (proCache.merging(["IMGPROXY_S3_ENDPOINT": "http://127.0.0.1:9001"]) { $1 },
+                                        "$IMGPROXY_CACHE_S3_ENDPOINT differs from the s3:// sources' http://127.0.0.1:9001 (IMGPROXY_S3_ENDPOINT): serve reads"),
+                                       // Sources on AWS (their names unset) and the cache elsewhere: the cache's names would move the sources.
+                                       (proCache.merging(["IMGPROXY_USE_S3": "true"]) { $1 },
+                                        "$IMGPROXY_CACHE_S3_ENDPOINT differs from the s3:// sources' AWS's endpoint (IMGPROXY_S3_ENDPOINT)"),
+                                       (["IMGPROXY_USE_S3": "true", "AWS_REGION": "eu-west-2", "IMGPROXY_CACHE_S3_REGION": "eu-west-1"],
+                                        "$IMGPROXY_CACHE_S3_REGION differs from the s3:// sources' eu-west-2 (IMGPROXY_S3_REGION)")] {
             let answer = refusal(environment)
             XCTAssertTrue(answer.hasPrefix(refused), answer)
         }

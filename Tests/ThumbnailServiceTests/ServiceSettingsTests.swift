@@ -95,6 +95,15 @@ final class ServiceSettingsTests: FolderTestCase {
         try "MARKET_IMAGES_ROOT=\(input)\nexport MARKET_IMAGES_QUALITY=70\n".write(toFile: file, atomically: true, encoding: .utf8)
         XCTAssertEqual(LiveService.refusal(["--config", file, "--insecure-unsigned"], environment: ["MARKET_IMAGES_KEY": ""]),
                        "\(file) line 2: systemd's EnvironmentFile does not read \"export\"; write MARKET_IMAGES_QUALITY=… without it")
+
+        // An unclosed quote takes the lines after it as its value, as systemd reads it: said at start
+        // (the bind below it went unread without a word, and the service took the default port).
+        try "MARKET_IMAGES_ROOT=\(input)\nAWS_ACCESS_KEY_ID=AKIA\nAWS_SECRET_ACCESS_KEY=\"s3cr3t\nMARKET_IMAGES_BIND=127.0.0.1:8090\nMARKET_IMAGES_MAX_AGE=60\"\n"
+            .write(toFile: file, atomically: true, encoding: .utf8)
+        let quoted = try ServiceSettings(arguments: ["--config", file, "--insecure-unsigned"], environment: ["MARKET_IMAGES_KEY": ""])
+        XCTAssertTrue(quoted.warnings.contains("\(file) line 3: the quoted value of AWS_SECRET_ACCESS_KEY runs over 3 lines, to line 5, "
+                                               + "as systemd reads it; close its quote on line 3 if those lines are settings of their own"), "\(quoted.warnings)")
+        XCTAssertFalse(quoted.warnings.joined().contains("s3cr3t"), "the secret is never shown")
     }
 
     /// Every setting is read from its variable: a bad value in each is one error that names the

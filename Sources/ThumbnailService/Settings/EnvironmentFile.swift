@@ -8,7 +8,7 @@ import MarketUploader
 /// unescaped, other backslashes kept), and a backslash at the end of a line continues it. Where systemd
 /// would ignore a line with only a note in its journal, this is louder: `export NAME=value` (a shell's
 /// habit, which systemd does not read) is an error naming the line, and any other name that is not a
-/// variable's is a warning.
+/// variable's, or a quoted value over several lines (an unclosed quote takes the next lines), is a warning.
 struct EnvironmentFile {
     struct Assignment: Equatable {
         var name: String
@@ -34,6 +34,12 @@ struct EnvironmentFile {
             guard Self.isVariableName(name) else {
                 ignored.append("\(path) line \(line): \(ServerText.printable(name)) is not a variable name; systemd ignores the line, and so does serve")
                 continue
+            }
+            if value.contains("\n") {
+                // systemd keeps a quoted value's line breaks; an unclosed quote takes the lines after it as its value.
+                let lines = value.split(separator: "\n", omittingEmptySubsequences: false).count
+                ignored.append("\(path) line \(line): the quoted value of \(name) runs over \(lines) lines, to line \(line + lines - 1), "
+                    + "as systemd reads it; close its quote on line \(line) if those lines are settings of their own")
             }
             assignments.append(Assignment(name: name, value: value, line: line))
         }

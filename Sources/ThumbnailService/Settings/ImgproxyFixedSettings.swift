@@ -64,21 +64,30 @@ enum ImgproxyFixedSettings {
     /// reads both through one, `--s3-endpoint` and `--s3-region`). A cache asked for is never dropped.
     static func refusal(_ variable: String, value: String, variable other: (String) -> String?) -> String? {
         switch variable {
-        case "IMGPROXY_CACHE_USE" where !["s3", "fs"].contains(value):
+        case "IMGPROXY_CACHE_USE" where !["s3", "fs"].contains(value.lowercased()):
             return "asks for imgproxy Pro's \(ServerText.printable(value)) cache; serve's result cache is a folder or an S3 bucket: "
                 + "give --cache FOLDER or --cache s3://BUCKET/PREFIX (MARKET_IMAGES_CACHE) and unset it"
-        case "IMGPROXY_CACHE_USE" where value == "s3" && other("IMGPROXY_CACHE_BUCKET") == nil:
-            return "is s3, which needs IMGPROXY_CACHE_BUCKET: the bucket read as (--cache s3://BUCKET/PREFIX)"
-        case "IMGPROXY_CACHE_USE" where value == "fs" && other("IMGPROXY_CACHE_FS_ROOT") == nil:
-            return "is fs, which needs IMGPROXY_CACHE_FS_ROOT: the folder read as (--cache FOLDER)"
+        case "IMGPROXY_CACHE_USE" where value.lowercased() == "s3" && other("IMGPROXY_CACHE_BUCKET") == nil:
+            return "is s3, which needs IMGPROXY_CACHE_BUCKET: the bucket of the cache (read as --cache s3://BUCKET/PREFIX)"
+        case "IMGPROXY_CACHE_USE" where value.lowercased() == "fs" && other("IMGPROXY_CACHE_FS_ROOT") == nil:
+            return "is fs, which needs IMGPROXY_CACHE_FS_ROOT: the folder of the cache (read as --cache FOLDER)"
         case "IMGPROXY_CACHE_S3_ENDPOINT", "IMGPROXY_CACHE_S3_REGION":
             let sources = variable.replacingOccurrences(of: "_CACHE_S3_", with: "_S3_")
-            guard let theirs = other(sources), theirs != value else { return nil }
-            return "differs from \(sources): serve reads s3:// sources and its bucket cache through one S3 API (--s3-endpoint, --s3-region); "
-                + "give both the same value, or run the cache's bucket on the sources' store"
+            let endpoint = variable.hasSuffix("ENDPOINT")
+            // With s3:// sources on and the sources' own name unset, imgproxy reads them from AWS's endpoint and its region.
+            let sourcesOn = (other("MARKET_IMAGES_USE_S3") ?? other("IMGPROXY_USE_S3")).flatMap(ServiceSetting.switchValue) ?? false
+            let region = other("AWS_REGION") ?? other("AWS_DEFAULT_REGION") ?? ServiceConfiguration().s3Region
+            guard let theirs = other(sources) ?? (sourcesOn ? (endpoint ? "AWS's endpoint" : region) : nil) else { return nil }
+            let same = endpoint ? Self.trimmed(theirs) == Self.trimmed(value) : theirs == value
+            return same ? nil : "differs from the s3:// sources' \(ServerText.printable(theirs)) (\(sources)): serve reads s3:// sources and its bucket cache "
+                + "through one S3 API (--s3-endpoint, --s3-region); give \(sources) the same value, or run the cache's bucket on the sources' store"
         default:
             return nil
         }
+    }
+
+    private static func trimmed(_ endpoint: String) -> String {
+        String(endpoint.reversed().drop { $0 == "/" }.reversed()).lowercased()
     }
 
     /// Why `serve` does not read `variable`, if it is one of imgproxy's open-source names it does not.

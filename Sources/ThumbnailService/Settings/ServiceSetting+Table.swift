@@ -92,7 +92,7 @@ extension ServiceSetting {
         text("cache", \.cacheFolder, valueName: "folder",
              imgproxy: imgproxy("IMGPROXY_CACHE_USE", reading: ["IMGPROXY_CACHE_BUCKET", "IMGPROXY_CACHE_FS_ROOT", "IMGPROXY_CACHE_PATH_PREFIX"]) { use, variable in
                  let prefix = (variable("IMGPROXY_CACHE_PATH_PREFIX") ?? "").trimmingCharacters(in: CharacterSet(charactersIn: "/"))
-                 switch use {
+                 switch use.lowercased() {
                  case "s3": return variable("IMGPROXY_CACHE_BUCKET").map { "s3://\($0)/" + prefix }
                  case "fs": return variable("IMGPROXY_CACHE_FS_ROOT").map { prefix.isEmpty ? $0 : ($0 as NSString).appendingPathComponent(prefix) }
                  default: return nil
