@@ -332,7 +332,7 @@ public struct PublishRun: Sendable {
             }
             let photos = same || listing.images.isEmpty ? ""
                 : replaceable ? "; its photos are not the folder's: the next step sends the folder's"
-                : "; its \(NumberText.count(listing.images.count, "photo")) are not byte for byte the folder's \(current.images.count): "
+                : "; its \(NumberText.count(listing.images.count, "photo")) \(listing.images.count == 1 ? "is" : "are") not byte for byte the folder's \(current.images.count): "
                     + "check them, and if they differ, --recreate replaces the listing"
             return PublishStep(folder: name, action: .adopt, productID: id, detail: "recorded by hand as this folder's listing" + photos, result: .done)
         } catch {

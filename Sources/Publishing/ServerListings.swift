@@ -74,7 +74,8 @@ public struct ServerListings: Sendable {
     public var cost: String {
         let parts = [pagesRead > 0 ? NumberText.count(pagesRead, "list page") : nil, productsRead > 0 ? NumberText.count(productsRead, "product") : nil]
             .compactMap { $0 }
-        guard !parts.isEmpty else { return "nothing recorded to read" }
+        // Folders not yet listed (new, or with a register pending) are looked for apart from this read.
+        guard !parts.isEmpty else { return "no listing recorded for these folders, so none read" }
         return parts.joined(separator: " and ") + " (" + NumberText.count(pagesRead + productsRead, "request") + ")"
     }
 }

@@ -322,7 +322,8 @@ final class ServerStateTests: PublishingTestCase {
                 let held = await server.products[id]?.images.map(\.data)
                 XCTAssertEqual(held, try photoCache.prepare([products + "/old-lamp"]).uploads().map(\.data))
             } else {
-                XCTAssertTrue(adopted[0].detail.contains("--recreate replaces the listing"), adopted[0].detail)
+                XCTAssertTrue(adopted[0].detail.contains("; its 1 photo is not byte for byte the folder's 1: check them, and if they differ, --recreate replaces the listing"),
+                              adopted[0].detail)
             }
             XCTAssertFalse(adopted.contains { $0.action == .orphaned || $0.action == .register }, "\(adopted.map(\.action))")
             XCTAssertEqual(try PublishLedger.load(from: products).entries(on: baseURL).map(\.folder), ["old-lamp"])
