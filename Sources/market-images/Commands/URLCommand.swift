@@ -16,7 +16,7 @@ struct URLCommand: ParsableCommand {
 
         With - as the source, standard input is read: the JSON that `list --json` or `show --json` \
         prints (one URL per product image, in order), or one source per line. A line that cannot be a \
-        source (local:///PATH or an http(s) URL) is named on stderr and the exit status is 1. --info \
+        source (local:///PATH, an http(s) URL or s3://BUCKET/KEY) is named on stderr and the exit status is 1. --info \
         prints the service's /info URL (the source's size and format as JSON) instead.
 
         The service's own presets, path prefix and signature size come from --preset and the file \
@@ -34,7 +34,7 @@ struct URLCommand: ParsableCommand {
         """
     )
 
-    @Argument(help: "The source: local:///path under the service's --root, or an http(s) URL; - reads list/show --json output or one per line from standard input.")
+    @Argument(help: "The source: local:///path under the service's --root, an http(s) URL or s3://BUCKET/KEY; - reads list/show --json output or one per line from standard input.")
     var source: String
 
     @Argument(help: "Processing options, e.g. pr:list dpr:3.")
