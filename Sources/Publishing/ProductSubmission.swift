@@ -65,10 +65,10 @@ public struct ProductSubmission: Sendable {
         }
         // Shapes and looks warn, as in a publish without --allow-small's opposite or --strict: register has neither flag.
         let check = ProductCheck(folder: folder, photos: photos, dialect: client.requests.dialect, rules: client.requests.rules,
-                                 leniency: .init(allowOddShapes: true), overrides: overrides, jobs: ProcessInfo.processInfo.activeProcessorCount,
-                                 describe: describe)
+                                 leniency: .init(allowOddShapes: true), overrides: overrides, describe: describe)
         if let error = check.preparationError { throw error }
-        _ = try check.prepared?.uploads()    // a photo that failed: the typed error, each named
+        // No images when a photo failed: the typed error, each named (the check read the uploads once already otherwise).
+        if check.images.isEmpty { _ = try check.prepared?.uploads() }
         var submission = ProductSubmission(change: .register(draft), productsFolder: productsFolder, folder: name, client: client, credentials: credentials,
                                            images: check.images, request: try client.requests.register(draft, images: check.images, credentials: credentials))
         submission.photoWarnings = check.warnings.filter { !draft.warnings.contains($0) }

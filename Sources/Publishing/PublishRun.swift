@@ -136,14 +136,14 @@ public struct PublishRun: Sendable {
                 return [step]
             }
         }
-        var goneID: Int?, held: HeldListing?, found: [String] = []
+        var goneID: Int?, held: HeldListing?, listingWarnings: [String] = []
         if ledger.entries[entryKey] == nil, !dryRun {
             switch await registeredElsewhere(name, snapshot) {
             case .adopted(let step, let listing):
                 steps.append(step)
                 held = ledger.entries[entryKey]?.sent.map { HeldListing(listing, sent: $0, dialect: dialect) }
             case .blocked(let step): return steps + [step]
-            case .register(let warnings): found = warnings
+            case .register(let warnings): listingWarnings = warnings
             }
         }
         var notGoneYet: String?
@@ -151,7 +151,7 @@ public struct PublishRun: Sendable {
             let age = Date().timeIntervalSince(entry.at)
             if let listing = read.listings[id] {
                 held = entry.sent.map { HeldListing(listing, sent: $0, dialect: dialect) }
-                if let disagreement = dialect.priceDisagreement(of: listing) { found.append("product \(id): " + disagreement) }
+                if let disagreement = dialect.priceDisagreement(of: listing) { listingWarnings.append("product \(id): " + disagreement) }
             } else if read.gone.contains(id), age > PublishLedger.listingDelay {
                 // Forgotten here; the register that follows records the new listing.
                 (goneID, ledger.entries[entryKey]) = (id, nil)
@@ -166,7 +166,7 @@ public struct PublishRun: Sendable {
         let last = planned.count - 1
         if let goneID { planned[last].detail = "product \(goneID) is gone from the server: register again, " + planned[last].detail }
         if let notGoneYet { planned[last].detail = notGoneYet + (planned[last].detail.isEmpty ? "" : "; " + planned[last].detail) }
-        return steps + Self.warned(planned, photoWarnings + found)
+        return steps + Self.warned(planned, photoWarnings + listingWarnings)
     }
 
     /// `steps` with `warnings` first on the last one, the step that sends.

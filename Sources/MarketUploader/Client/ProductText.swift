@@ -11,8 +11,13 @@ public enum ProductText {
         if let currency = product.currency.flatMap({ Currency(rawValue: $0.uppercased()) }) {
             return SalePrice.text(price: price, salePrice: sale, currency: currency)
         }
-        let text = { (amount: Double) in "\(NumberText.format(amount)) \(product.currency ?? "")" }
-        return sale.map { "\(text($0)) (was \(text(price)))" } ?? text(price)
+        return sale.map { "\(amount($0, of: product)) (was \(amount(price, of: product)))" } ?? amount(price, of: product)
+    }
+
+    /// An amount in `product`'s currency: "₩10,800", or "10800 XYZ" in a currency not known here.
+    static func amount(_ amount: Double, of product: ProductResponse) -> String {
+        if let currency = product.currency.flatMap({ Currency(rawValue: $0.uppercased()) }) { return currency.format(amount) }
+        return "\(NumberText.format(amount)) \(product.currency ?? "")"
     }
 
     public static func stock(of product: ProductResponse) -> String {

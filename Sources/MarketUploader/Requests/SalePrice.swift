@@ -62,12 +62,11 @@ extension Dialect {
     }
 
     /// Where the server's price fields disagree with each other (`bargain_price` is not `price −
-    /// discounted_price`): said on every screen that shows the product, which shows the definition's.
+    /// discounted_price`): said by the commands that show a product and by the publish plan, which show the definition's.
     public func priceDisagreement(of product: ProductResponse) -> String? {
         guard self != .items, let price = product.price, let off = product.discountedPrice, let bargain = product.bargainPrice,
               abs(bargain - (price - off)) >= 0.005 else { return nil }
-        let currency = product.currency.flatMap { Currency(rawValue: $0.uppercased()) }
-        let text = { (amount: Double) in currency?.format(amount) ?? NumberText.format(amount) }
+        let text = { (amount: Double) in ProductText.amount(amount, of: product) }
         return "the server's bargain_price \(text(bargain)) is not price − discounted_price (\(text(price)) − \(text(off)) = \(text(price - off))); "
             + "a buyer is taken to pay \(text(price - off)), as the API defines it"
     }

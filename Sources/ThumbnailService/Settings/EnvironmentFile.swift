@@ -17,7 +17,7 @@ struct EnvironmentFile {
     }
 
     var assignments: [Assignment] = []
-    /// Lines systemd would ignore, each with why.
+    /// Lines systemd would ignore, or reads otherwise than they look (a quote left open), each with why.
     var ignored: [String] = []
 
     /// The last assignment of each name wins, as in systemd.

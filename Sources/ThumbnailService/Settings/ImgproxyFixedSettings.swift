@@ -59,24 +59,33 @@ enum ImgproxyFixedSettings {
          "encoders and resampling have fixed, measured settings (BENCHMARKS.md); skp is per URL"),
     ]
 
+    /// The kinds of imgproxy Pro's result cache (`IMGPROXY_CACHE_USE`) that serve has, each with the
+    /// variable saying where the cache is and what that is read as.
+    static let cacheKinds: [String: (variable: String, readAs: String)] = [
+        "s3": ("IMGPROXY_CACHE_BUCKET", "the bucket of the cache (read as --cache s3://BUCKET/PREFIX)"),
+        "fs": ("IMGPROXY_CACHE_FS_ROOT", "the folder of the cache (read as --cache FOLDER)"),
+    ]
+
     /// Why `serve` refuses to start with `variable` set to `value` (other variables by name): an
     /// imgproxy Pro result cache it has no kind of, or one on another S3 API than the sources' (serve
     /// reads both through one, `--s3-endpoint` and `--s3-region`). A cache asked for is never dropped.
     static func refusal(_ variable: String, value: String, variable other: (String) -> String?) -> String? {
         switch variable {
-        case "IMGPROXY_CACHE_USE" where !["s3", "fs"].contains(value.lowercased()):
-            return "asks for imgproxy Pro's \(ServerText.printable(value)) cache; serve's result cache is a folder or an S3 bucket: "
-                + "give --cache FOLDER or --cache s3://BUCKET/PREFIX (MARKET_IMAGES_CACHE) and unset it"
-        case "IMGPROXY_CACHE_USE" where value.lowercased() == "s3" && other("IMGPROXY_CACHE_BUCKET") == nil:
-            return "is s3, which needs IMGPROXY_CACHE_BUCKET: the bucket of the cache (read as --cache s3://BUCKET/PREFIX)"
-        case "IMGPROXY_CACHE_USE" where value.lowercased() == "fs" && other("IMGPROXY_CACHE_FS_ROOT") == nil:
-            return "is fs, which needs IMGPROXY_CACHE_FS_ROOT: the folder of the cache (read as --cache FOLDER)"
+        case "IMGPROXY_CACHE_USE":
+            let kind = value.lowercased()
+            guard let place = cacheKinds[kind] else {
+                return "asks for imgproxy Pro's \(ServerText.printable(value)) cache; serve's result cache is a folder or an S3 bucket: "
+                    + "give --cache FOLDER or --cache s3://BUCKET/PREFIX (MARKET_IMAGES_CACHE) and unset it"
+            }
+            return other(place.variable) == nil ? "is \(kind), which needs \(place.variable): \(place.readAs)" : nil
         case "IMGPROXY_CACHE_S3_ENDPOINT", "IMGPROXY_CACHE_S3_REGION":
             let sources = variable.replacingOccurrences(of: "_CACHE_S3_", with: "_S3_")
             let endpoint = variable.hasSuffix("ENDPOINT")
-            // With s3:// sources on and the sources' own name unset, imgproxy reads them from AWS's endpoint and its region.
-            let sourcesOn = (other("MARKET_IMAGES_USE_S3") ?? other("IMGPROXY_USE_S3")).flatMap(ServiceSetting.switchValue) ?? false
-            let region = other("AWS_REGION") ?? other("AWS_DEFAULT_REGION") ?? ServiceConfiguration().s3Region
+            // With s3:// sources on and the sources' own name unset, imgproxy reads them from AWS's endpoint, and its
+            // region from the AWS SDK's names (the table's for --s3-region), else its default.
+            let useS3 = ServiceSetting.named("use-s3")!, s3Region = ServiceSetting.named("s3-region")!
+            let sourcesOn = ([useS3.variable] + useS3.imgproxy.map(\.variable)).lazy.compactMap(other).first.flatMap(ServiceSetting.switchValue) ?? false
+            let region = s3Region.imgproxy.map(\.variable).filter { !$0.hasPrefix("IMGPROXY_") }.lazy.compactMap(other).first ?? s3Region.defaultText ?? ""
             guard let theirs = other(sources) ?? (sourcesOn ? (endpoint ? "AWS's endpoint" : region) : nil) else { return nil }
             let same = endpoint ? Self.trimmed(theirs) == Self.trimmed(value) : theirs == value
             return same ? nil : "differs from the s3:// sources' \(ServerText.printable(theirs)) (\(sources)): serve reads s3:// sources and its bucket cache "

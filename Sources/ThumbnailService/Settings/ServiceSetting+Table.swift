@@ -90,13 +90,12 @@ extension ServiceSetting {
                help: "Bytes of the HMAC a signature carries, 1–32."),
         // imgproxy Pro's result cache: IMGPROXY_CACHE_USE=s3 with its bucket, or fs with its folder, under a path prefix.
         text("cache", \.cacheFolder, valueName: "folder",
-             imgproxy: imgproxy("IMGPROXY_CACHE_USE", reading: ["IMGPROXY_CACHE_BUCKET", "IMGPROXY_CACHE_FS_ROOT", "IMGPROXY_CACHE_PATH_PREFIX"]) { use, variable in
+             imgproxy: imgproxy("IMGPROXY_CACHE_USE", reading: ImgproxyFixedSettings.cacheKinds.values.map(\.variable).sorted() + ["IMGPROXY_CACHE_PATH_PREFIX"]) { use, variable in
+                 let kind = use.lowercased()
+                 guard let place = ImgproxyFixedSettings.cacheKinds[kind].flatMap({ variable($0.variable) }) else { return nil }
                  let prefix = (variable("IMGPROXY_CACHE_PATH_PREFIX") ?? "").trimmingCharacters(in: CharacterSet(charactersIn: "/"))
-                 switch use.lowercased() {
-                 case "s3": return variable("IMGPROXY_CACHE_BUCKET").map { "s3://\($0)/" + prefix }
-                 case "fs": return variable("IMGPROXY_CACHE_FS_ROOT").map { prefix.isEmpty ? $0 : ($0 as NSString).appendingPathComponent(prefix) }
-                 default: return nil
-                 }
+                 if kind == "s3" { return "s3://\(place)/" + prefix }
+                 return prefix.isEmpty ? place : (place as NSString).appendingPathComponent(prefix)
              },
              check: cacheProblem,
              help: "A folder for finished outputs, or s3://BUCKET/PREFIX: a bucket every instance shares (through --s3-endpoint, with the AWS credentials).")
