@@ -149,6 +149,11 @@ final class ImgproxyMigrationTests: FolderTestCase {
         // a bucket list's names must be buckets', and need s3 sources on.
         let s3 = ["IMGPROXY_USE_S3": "true", "IMGPROXY_S3_ENDPOINT": "http://127.0.0.1:9000", "IMGPROXY_ALLOWED_SOURCES": "s3://,https://*.example.com/,local://"]
         XCTAssertEqual(refusal(s3.merging(["IMGPROXY_S3_ALLOWED_BUCKETS": "photos, thumbs", "IMGPROXY_S3_DENIED_BUCKETS": "private"]) { $1 }), "started")
+        // s3:// alone is every bucket: said at start, unless a bucket list narrows it.
+        let every = { (more: [String: String]) in try ServiceSettings(arguments: [], environment: base.merging(s3) { $1 }.merging(more) { $1 }).warnings }
+        let wide = try every([:])
+        XCTAssertTrue(wide.contains { $0.hasPrefix("--allow-source s3:// allows every bucket the store lets serve read") }, "\(wide)")
+        XCTAssertFalse(try every(["IMGPROXY_S3_ALLOWED_BUCKETS": "photos"]).contains { $0.contains("allows every bucket") })
         let badBucket = refusal(s3.merging(["IMGPROXY_S3_DENIED_BUCKETS": "Private_Stuff"]) { $1 })
         XCTAssertTrue(badBucket.hasPrefix("$IMGPROXY_S3_DENIED_BUCKETS: takes bucket names of a-z, 0-9, . and -") && badBucket.contains("\"Private_Stuff\""), badBucket)
         let off = refusal(["IMGPROXY_S3_ALLOWED_BUCKETS": "photos"])

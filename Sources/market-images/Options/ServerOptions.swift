@@ -38,7 +38,7 @@ struct ServerAddress: ParsableArguments {
     }
 
     /// A warning on stderr when the server's price fields disagree with each other (a stale
-    /// `bargain_price`); every command that shows a product says it.
+    /// `bargain_price`): `show`, `list`, `register` and `edit` say it.
     func warnOfPrices(_ product: ProductResponse) throws {
         if let disagreement = try resolvedDialect.priceDisagreement(of: product) {
             Terminal.standardError.warning("product \(product.id): " + disagreement)

@@ -41,6 +41,25 @@ final class HostileServerCommandLineTests: CommandLineTestCase {
         XCTAssertLessThan(Date().timeIntervalSince(slowStart), 15, "the deadline covers the whole answer")
     }
 
+    /// A server whose `bargain_price` is stale (another client's edit it did not follow): `show` and
+    /// `list` give what the API defines a buyer pays, price − discounted_price, and name the disagreement.
+    func testAStaleBargainPriceIsNamedAndTheDefinitionShown() async throws {
+        _ = try await startServer(.openmarket)
+        let product = #"{"id":7,"name":"Lamp","description":"A brass lamp.","price":12000,"bargain_price":10800,"discounted_price":3000,"#
+            + #""currency":"KRW","stock":1,"images":[]}"#
+        let named = "warning: product 7: the server's bargain_price ₩10,800 is not price − discounted_price (₩12,000 − ₩3,000 = ₩9,000)"
+        await server.arm(.status(200, body: product))
+        let show = try tool(["show", "7"])
+        XCTAssertEqual(show.status, 0, show.stderr)
+        XCTAssertTrue(show.stdout.contains("price: ₩9,000 (was ₩12,000)"), show.stdout)
+        XCTAssertTrue(show.stderr.contains(named), show.stderr)
+        await server.arm(.status(200, body: #"{"pageNo":1,"itemsPerPage":20,"totalCount":1,"hasNext":false,"pages":[\#(product)]}"#))
+        let list = try tool(["list"])
+        XCTAssertEqual(list.status, 0, list.stderr)
+        XCTAssertTrue(list.stdout.contains("₩9,000 (was ₩12,000)"), list.stdout)
+        XCTAssertTrue(list.stderr.contains(named), list.stderr)
+    }
+
     func testServerTextCannotDriveTheTerminalButJSONKeepsIt() async throws {
         _ = try await startServer(.openmarket)
         let escapes = #"\u001b]0;owned\u0007\u001b[2J\u009b31m"#
